@@ -1,0 +1,135 @@
+import { type Label, mergeLabels } from './labels.js';
+import { addMeasures, checkMeasure, type Measures } from './measures.js';
+
+/**
+ * What a tool sees of the call it is running in.
+ *
+ * @example
+ * ```ts
+ * run: async ({ email }, context) => {
+ *   const found = await enrich.lookup(email, { signal: context.signal })
+ *   context.measure('usd', 0.01)
+ *   return found
+ * }
+ * ```
+ */
+export interface ToolContext {
+  /** The run this call is part of. */
+  readonly runId: string;
+  /** The agent making the call. */
+  readonly agent: string;
+  /** Whom the run acts for. */
+  readonly principal: string;
+  /** This call's id, as the model named it. */
+  readonly callId: string;
+  /** Stays the same if this call is retried or recovered: pass it to payment APIs and the like. */
+  readonly idempotencyKey: string;
+  /** Aborted when the call is cancelled or passes its `timeout`. */
+  readonly signal: AbortSignal;
+  /** Reports what the call cost, e.g. `measure('usd', 0.01)`. Amounts of one unit add up. */
+  measure(unit: string, amount: number): void;
+  /** What this call has reported so far. */
+  readonly measures: Readonly<Measures>;
+  /** Labels the answer will carry, e.g. `addLabels('outside')`. */
+  addLabels(...labels: Label[]): void;
+  /** The run's labels so far, with those added by this call. */
+  readonly labels: readonly Label[];
+  /** A private value of the module `owner`, or `fallback`. */
+  getPrivate<T>(owner: unknown, fallback: T): T;
+  /** Sets the private value of the module `owner` for this call. */
+  putPrivate(owner: unknown, value: unknown): void;
+}
+
+/** What a context is made from. Only `runId` … `idempotencyKey` are needed for a call to run. */
+export interface ContextOptions {
+  readonly runId: string;
+  readonly agent: string;
+  readonly principal: string;
+  readonly callId: string;
+  readonly idempotencyKey: string;
+  readonly signal?: AbortSignal;
+  /** The labels the run already carries. */
+  readonly labels?: readonly Label[];
+  /** Private values by owning module. */
+  readonly privates?: ReadonlyMap<unknown, unknown>;
+}
+
+const neverAborted = new AbortController().signal;
+
+/** The context of one call, collecting what it reports. */
+export class CallContext implements ToolContext {
+  readonly runId: string;
+  readonly agent: string;
+  readonly principal: string;
+  readonly callId: string;
+  readonly idempotencyKey: string;
+  readonly signal: AbortSignal;
+  #measures: Measures = {};
+  #runLabels: readonly Label[];
+  #added: Label[] = [];
+  #privates: Map<unknown, unknown>;
+
+  constructor(options: ContextOptions) {
+    this.runId = options.runId;
+    this.agent = options.agent;
+    this.principal = options.principal;
+    this.callId = options.callId;
+    this.idempotencyKey = options.idempotencyKey;
+    this.signal = options.signal ?? neverAborted;
+    this.#runLabels = options.labels ?? [];
+    this.#privates = new Map(options.privates);
+  }
+
+  measure(unit: string, amount: number): void {
+    checkMeasure(unit, amount);
+    this.#measures[unit] = (this.#measures[unit] ?? 0) + amount;
+  }
+
+  get measures(): Readonly<Measures> {
+    return this.#measures;
+  }
+
+  addLabels(...labels: Label[]): void {
+    for (const label of labels) {
+      if (typeof label !== 'string' || label.length === 0) {
+        throw new TypeError(`addLabels: a label must be a non-empty string, got ${JSON.stringify(label)}`);
+      }
+      this.#added.push(label);
+    }
+  }
+
+  get labels(): readonly Label[] {
+    return mergeLabels(this.#runLabels, this.#added);
+  }
+
+  /** The labels this call added (not those the run carried before it). */
+  get addedLabels(): readonly Label[] {
+    return this.#added;
+  }
+
+  /** Measures reported on the context plus those given, summed. */
+  measuresWith(extra: Measures | undefined): Measures {
+    return addMeasures(this.#measures, extra);
+  }
+
+  getPrivate<T>(owner: unknown, fallback: T): T {
+    return this.#privates.has(owner) ? (this.#privates.get(owner) as T) : fallback;
+  }
+
+  putPrivate(owner: unknown, value: unknown): void {
+    this.#privates.set(owner, value);
+  }
+}
+
+/**
+ * Makes the context for one call.
+ *
+ * @example
+ * ```ts
+ * const context = createContext({ runId: 'r1', agent: 'support', principal: 'u1', callId: 'c1', idempotencyKey: 'r1:c1' })
+ * const answer = await call(tools, { id: 'c1', name: 'order_status', arguments: { order_id: 'A1' } }, context)
+ * ```
+ */
+export function createContext(options: ContextOptions): CallContext {
+  return new CallContext(options);
+}

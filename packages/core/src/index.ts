@@ -1,0 +1,58 @@
+export { type AnnotationKey, type Annotations, checkAnnotations } from './annotations.js';
+export {
+  type Answer,
+  describeReason,
+  type ErrorAnswer,
+  error,
+  type Issue,
+  isAnswer,
+  type OkAnswer,
+  ok,
+  type ParkAnswer,
+  park,
+  type ReportOptions,
+  withReport,
+} from './answer.js';
+export { call, findTool, type ToolCall, type Tools } from './call.js';
+export { CallContext, type ContextOptions, createContext, type ToolContext } from './context.js';
+export { describeType } from './describe-type.js';
+export { ToolDefinitionError, WardrikError } from './errors.js';
+export { type Label, mergeLabels, OUTSIDE } from './labels.js';
+export {
+  answerToMcpResult,
+  fromMcpTool,
+  type McpCallToolResult,
+  type McpContent,
+  type McpTool,
+  type McpToolAnnotations,
+  META,
+  mcpResultToAnswer,
+  toMcpTool,
+} from './mcp.js';
+export { addMeasures, type Measures } from './measures.js';
+export { compileSchema, isJsonSchema } from './schema/compile.js';
+export { shorthandToJsonSchema } from './schema/shorthand.js';
+export { isStandardSchema } from './schema/standard.js';
+export type {
+  CompiledSchema,
+  JsonSchema,
+  SchemaInput,
+  Shorthand,
+  ShorthandField,
+  ShorthandType,
+  ValidationResult,
+} from './schema/types.js';
+export {
+  type Arguments,
+  annotate,
+  annotation,
+  getPrivate,
+  isValidToolName,
+  putPrivate,
+  type RunResult,
+  repeatable,
+  type Tool,
+  type ToolOptions,
+  tool,
+  updatePrivate,
+} from './tool.js';

@@ -1,0 +1,104 @@
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import type { Issue } from '../answer.js';
+import { describeType } from '../describe-type.js';
+import type { JsonSchema } from './types.js';
+
+// ajv-formats is CommonJS; its default export arrives wrapped under NodeNext resolution.
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+
+/** One Ajv for every tool: all errors, defaults filled in, no coercion, schema checked on compile. */
+const ajv = new Ajv2020({ allErrors: true, useDefaults: true, strict: false, verbose: true, addUsedSchema: false });
+addFormats(ajv);
+
+/** Compiles a JSON Schema. Throws Ajv's error if the schema itself is invalid. */
+export function compileJsonSchema(schema: JsonSchema): ValidateFunction {
+  return ajv.compile(schema as object);
+}
+
+/** Ajv's errors as issues naming the field and what was expected. */
+export function issuesFromAjv(errors: readonly ErrorObject[], data: unknown): Issue[] {
+  const issues: Issue[] = [];
+  for (const err of errors) {
+    const issue = issueFromAjv(err, data);
+    if (!issues.some((seen) => seen.path === issue.path && seen.message === issue.message)) issues.push(issue);
+  }
+  return issues;
+}
+
+function issueFromAjv(err: ErrorObject, data: unknown): Issue {
+  const path = pointerToPath(err.instancePath);
+  const parent = err.parentSchema as { properties?: Record<string, { type?: unknown }> } | undefined;
+  switch (err.keyword) {
+    case 'required': {
+      const field = (err.params as { missingProperty: string }).missingProperty;
+      const expected = parent?.properties?.[field]?.type;
+      return {
+        path: joinPath(path, field),
+        message: expected ? `is required (expected ${formatType(expected)})` : 'is required',
+      };
+    }
+    case 'additionalProperties': {
+      const field = (err.params as { additionalProperty: string }).additionalProperty;
+      const known = Object.keys(parent?.properties ?? {});
+      return {
+        path: joinPath(path, field),
+        message: known.length
+          ? `is not an expected field (expected: ${known.join(', ')})`
+          : 'is not an expected field (this takes no fields here)',
+      };
+    }
+    case 'type':
+      return {
+        path,
+        message: `expected ${formatType((err.params as { type: unknown }).type)}, got ${describeValue(valueAt(data, err.instancePath))}`,
+      };
+    case 'enum': {
+      const allowed = (err.params as { allowedValues: unknown[] }).allowedValues;
+      return {
+        path,
+        message: `expected one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}, got ${describeValue(valueAt(data, err.instancePath))}`,
+      };
+    }
+    default:
+      return { path, message: `${err.message ?? 'is invalid'}, got ${describeValue(valueAt(data, err.instancePath))}` };
+  }
+}
+
+function formatType(type: unknown): string {
+  return Array.isArray(type) ? type.join(' or ') : String(type);
+}
+
+function describeValue(value: unknown): string {
+  const type = describeType(value);
+  if (type === 'object' || type === 'array' || type === 'undefined') return type;
+  const text = JSON.stringify(value);
+  return `${type} ${text.length > 40 ? `${text.slice(0, 37)}...` : text}`;
+}
+
+/** `/items/0/qty` → `items[0].qty`. */
+export function pointerToPath(pointer: string): string {
+  if (pointer === '') return '';
+  let path = '';
+  for (const raw of pointer.slice(1).split('/')) {
+    const segment = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+    path = joinPath(path, /^\d+$/.test(segment) ? Number(segment) : segment);
+  }
+  return path;
+}
+
+/** Appends a field name or list index to a path. */
+export function joinPath(path: string, segment: string | number): string {
+  if (typeof segment === 'number') return `${path}[${segment}]`;
+  return path === '' ? segment : `${path}.${segment}`;
+}
+
+function valueAt(data: unknown, pointer: string): unknown {
+  if (pointer === '') return data;
+  let current: unknown = data;
+  for (const raw of pointer.slice(1).split('/')) {
+    if (typeof current !== 'object' || current === null) return undefined;
+    current = (current as Record<string, unknown>)[raw.replaceAll('~1', '/').replaceAll('~0', '~')];
+  }
+  return current;
+}
