@@ -28,6 +28,11 @@ export interface ErrorAnswer extends Reported {
   readonly reason: string;
   /** For arguments that did not match the schema: every problem found. */
   readonly issues?: Issue[];
+  /**
+   * What kind of failure, when Wardrik knows: `thrown` (the tool threw), `unknown_tool`,
+   * `invalid_arguments`, `timeout`, `retries_exhausted`, `declined`, … Absent for an `error()` the tool returned.
+   */
+  readonly code?: string;
 }
 
 /** The tool needs a person; the run waits for one. */
@@ -77,14 +82,18 @@ export function ok(value: unknown, options: ReportOptions = {}): OkAnswer {
  * run: ({ id }) => (orders.has(id) ? orders.get(id) : error(`no order ${id}`))
  * ```
  */
-export function error(reason: unknown, options: ReportOptions & { readonly issues?: Issue[] } = {}): ErrorAnswer {
-  const answer: ErrorAnswer = {
+export function error(
+  reason: unknown,
+  options: ReportOptions & { readonly issues?: Issue[]; readonly code?: string } = {},
+): ErrorAnswer {
+  return brand({
     type: 'error',
     reason: describeReason(reason),
     measures: { ...options.measures },
     labels: mergeLabels(options.labels),
-  };
-  return brand(options.issues ? { ...answer, issues: options.issues } : answer);
+    ...(options.issues ? { issues: options.issues } : {}),
+    ...(options.code ? { code: options.code } : {}),
+  });
 }
 
 /**

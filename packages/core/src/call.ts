@@ -32,14 +32,18 @@ export type Tools =
  */
 export async function call(tools: Tools, toolCall: ToolCall, context: CallContext | ContextOptions): Promise<Answer> {
   const found = findTool(tools, toolCall.name);
-  if (!found) return error(unknownToolReason(tools, toolCall.name));
+  if (!found) return error(unknownToolReason(tools, toolCall.name), { code: 'unknown_tool' });
   const args = parseArguments(toolCall.arguments);
-  if (!args.ok) return error(`Invalid arguments for tool "${found.name}": ${args.reason}`);
+  if (!args.ok)
+    return error(`Invalid arguments for tool "${found.name}": ${args.reason}`, { code: 'invalid_arguments' });
   let checked = found.schema.validate(args.value);
   if (checked instanceof Promise) checked = await checked;
   if (!checked.ok) {
     const list = checked.issues.map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message));
-    return error(`Invalid arguments for tool "${found.name}": ${list.join('; ')}`, { issues: checked.issues });
+    return error(`Invalid arguments for tool "${found.name}": ${list.join('; ')}`, {
+      issues: checked.issues,
+      code: 'invalid_arguments',
+    });
   }
   const callContext = context instanceof CallContext ? context : new CallContext(context);
   let answer: Answer;
@@ -48,7 +52,7 @@ export async function call(tools: Tools, toolCall: ToolCall, context: CallContex
     if (isThenable(result)) result = await result;
     answer = isAnswer(result) ? result : ok(result === undefined ? null : result);
   } catch (thrown) {
-    answer = error(describeReason(thrown));
+    answer = error(describeReason(thrown), { code: 'thrown' });
   }
   return withReport(
     answer,

@@ -38,6 +38,15 @@ export interface ToolContext {
   getPrivate<T>(owner: unknown, fallback: T): T;
   /** Sets the private value of the module `owner` for this call. */
   putPrivate(owner: unknown, value: unknown): void;
+  /** Set when a person answered a park of this very call with "run it": the tool may now proceed. */
+  readonly approval?: Approval;
+}
+
+/** A person's go-ahead for a call that parked. */
+export interface Approval {
+  readonly parkId: string;
+  readonly by: string;
+  readonly note?: string;
 }
 
 /** What a context is made from. Only `runId` … `idempotencyKey` are needed for a call to run. */
@@ -52,6 +61,8 @@ export interface ContextOptions {
   readonly labels?: readonly Label[];
   /** Private values by owning module. */
   readonly privates?: ReadonlyMap<unknown, unknown>;
+  /** A person's go-ahead, when the call runs again after its park was answered. */
+  readonly approval?: Approval;
 }
 
 const neverAborted = new AbortController().signal;
@@ -64,6 +75,7 @@ export class CallContext implements ToolContext {
   readonly callId: string;
   readonly idempotencyKey: string;
   readonly signal: AbortSignal;
+  readonly approval?: Approval;
   #measures: Measures = {};
   #runLabels: readonly Label[];
   #added: Label[] = [];
@@ -78,6 +90,7 @@ export class CallContext implements ToolContext {
     this.signal = options.signal ?? neverAborted;
     this.#runLabels = options.labels ?? [];
     this.#privates = new Map(options.privates);
+    if (options.approval) this.approval = options.approval;
   }
 
   measure(unit: string, amount: number): void {

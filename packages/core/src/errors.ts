@@ -12,13 +12,13 @@ const brand = Symbol.for('wardrik.error');
  * ```
  */
 export class WardrikError extends Error {
-  readonly [brand] = true;
   readonly code: string;
 
   constructor(code: string, message: string, options?: ErrorOptions) {
     super(message, options);
     this.code = code;
     this.name = new.target.name;
+    Object.defineProperty(this, brand, { value: true, enumerable: false });
   }
 
   /** Whether `value` is a Wardrik error of any family. */

@@ -14,7 +14,7 @@ export {
   withReport,
 } from './answer.js';
 export { call, findTool, type ToolCall, type Tools } from './call.js';
-export { CallContext, type ContextOptions, createContext, type ToolContext } from './context.js';
+export { type Approval, CallContext, type ContextOptions, createContext, type ToolContext } from './context.js';
 export { describeType } from './describe-type.js';
 export { ToolDefinitionError, WardrikError } from './errors.js';
 export { type Label, mergeLabels, OUTSIDE } from './labels.js';
