@@ -1,1 +1,59 @@
-export {};
+export { type Agent, type AgentOptions, defineAgent } from './agent.js';
+export {
+  AgentDefinitionError,
+  AgentNotFoundError,
+  InvalidInputError,
+  InvalidParkAnswerError,
+  ModelError,
+  ParkAlreadyAnsweredError,
+  ParkNotFoundError,
+  RunEndedError,
+  RunNotFoundError,
+  StaleParkAnswerError,
+  StoreError,
+} from './errors.js';
+export {
+  type Budget,
+  type EndStatus,
+  JOURNAL_VERSION,
+  type JournalRecord,
+  type JournalRecordType,
+  type Park,
+  type ParkDecision,
+  type ParkedCall,
+  type ParkKind,
+  type StoredRecord,
+} from './journal/records.js';
+export type {
+  GenerateOptions,
+  Message,
+  Model,
+  ModelRequest,
+  ModelResponse,
+  ModelToolCall,
+  ModelToolDefinition,
+  RequestedToolCall,
+  Usage,
+} from './model/model.js';
+export type { RetryPolicy } from './runtime/backoff.js';
+export type { RunEvent, RunEventListener } from './runtime/events.js';
+export {
+  type AnswerOptions,
+  createWardrik,
+  type RunDetails,
+  type RunResult,
+  type StartOptions,
+  Wardrik,
+  type WardrikOptions,
+} from './runtime/wardrik.js';
+export { SqliteStore, sqliteStore } from './store/sqlite/sqlite-store.js';
+export type {
+  ParkAnswerWrite,
+  ParkFilter,
+  ParkRow,
+  RunFilter,
+  RunRow,
+  RunStatus,
+  RunWrite,
+  Store,
+} from './store/store.js';

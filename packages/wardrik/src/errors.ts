@@ -1,0 +1,43 @@
+import { WardrikError } from '@wardrik/core';
+
+function family<Code extends string>(code: Code) {
+  return class extends WardrikError {
+    static readonly code = code;
+    constructor(message: string, options?: ErrorOptions) {
+      super(code, message, options);
+    }
+    static override isInstance(value: unknown): value is WardrikError & { code: Code } {
+      return WardrikError.isInstance(value) && value.code === code;
+    }
+  };
+}
+
+/** No agent has that name. */
+export class AgentNotFoundError extends family('agent_not_found') {}
+/** No run has that id. */
+export class RunNotFoundError extends family('run_not_found') {}
+/** No park has that id. */
+export class ParkNotFoundError extends family('park_not_found') {}
+/** The park was answered (or closed) already: a second answer fails closed. */
+export class ParkAlreadyAnsweredError extends family('park_already_answered') {}
+/** The answer names a call other than the one the park holds now: it fails closed. */
+export class StaleParkAnswerError extends family('stale_park_answer') {}
+/** The answer is malformed or not allowed for this kind of park. */
+export class InvalidParkAnswerError extends family('invalid_park_answer') {}
+/** The run has ended; it can't be cancelled or resumed. */
+export class RunEndedError extends family('run_ended') {}
+/** An agent definition is malformed. */
+export class AgentDefinitionError extends family('agent_definition') {}
+/** Bad input to a runtime method (e.g. an empty message). */
+export class InvalidInputError extends family('invalid_input') {}
+/** The store failed or is misconfigured. */
+export class StoreError extends family('store') {}
+
+/** A model failure. `retryable: false` (a bad key, an unknown model) fails the run at once. */
+export class ModelError extends family('model') {
+  readonly retryable: boolean;
+  constructor(message: string, options: { retryable: boolean; cause?: unknown }) {
+    super(message, { cause: options.cause });
+    this.retryable = options.retryable;
+  }
+}

@@ -1,0 +1,153 @@
+import type { Answer, Label, Measures } from '@wardrik/core';
+import type { ModelToolCall, Usage } from '../model/model.js';
+
+/** The journal format version written by this code. Older versions must keep loading. */
+export const JOURNAL_VERSION = 1;
+
+/** Limits that park a run with kind `budget` when reached. */
+export interface Budget {
+  readonly usd?: number;
+  /** Input plus output tokens. */
+  readonly tokens?: number;
+  /** Model steps. */
+  readonly steps?: number;
+}
+
+/** Why a run waits for a person. */
+export type ParkKind = 'tool' | 'in_doubt' | 'budget' | 'approval';
+
+/** The call a park holds. */
+export interface ParkedCall {
+  readonly callId: string;
+  readonly name: string;
+  readonly arguments: unknown;
+  readonly idempotencyKey: string;
+}
+
+/** A question to a person. The answer must name `callHash`: it binds the answer to this exact call. */
+export interface Park {
+  readonly id: string;
+  readonly runId: string;
+  readonly kind: ParkKind;
+  readonly reason: string;
+  readonly details?: unknown;
+  /** The call it holds (none for a budget park). */
+  readonly call?: ParkedCall;
+  /** The labels the run carried when it parked. */
+  readonly labels: readonly Label[];
+  /** What the call reported before it parked or was lost (added to the run's measures). */
+  readonly measures?: Measures;
+  /** A hash of the park's kind, id and call: what an answer must name. */
+  readonly callHash: string;
+  readonly createdAt: number;
+}
+
+/**
+ * A person's answer to a park.
+ * - `answer`: the call's answer is `value` (for `in_doubt`: "it ran, here is its answer").
+ * - `retry`: run the call now (for `in_doubt`: "it did not run"). The tool sees `context.approval`.
+ * - `fail`: the model gets an error answer with `reason`.
+ * - `raise-budget`: (budget parks) new limits; the run goes on.
+ * - `stop`: (budget parks) end the run as failed.
+ */
+export type ParkDecision =
+  | { readonly type: 'answer'; readonly value: unknown }
+  | { readonly type: 'retry'; readonly note?: string }
+  | { readonly type: 'fail'; readonly reason?: string }
+  | { readonly type: 'raise-budget'; readonly budget: Budget }
+  | { readonly type: 'stop'; readonly reason?: string };
+
+/** How a run ended. */
+export type EndStatus = 'completed' | 'failed' | 'cancelled';
+
+interface Base {
+  /** The journal format version. */
+  readonly v: number;
+  /** When, in ms since the epoch. */
+  readonly at: number;
+}
+
+/** A run began. */
+export interface RunStartedRecord extends Base {
+  readonly type: 'run-started';
+  readonly agent: string;
+  readonly principal: string;
+  readonly input: string;
+  readonly budget: Budget;
+  readonly maxSteps: number;
+}
+
+/** The model answered: text and the calls it asked for, named by Wardrik. */
+export interface ModelStepRecord extends Base {
+  readonly type: 'model-step';
+  readonly step: number;
+  readonly model: string;
+  readonly text: string;
+  readonly toolCalls: readonly ModelToolCall[];
+  readonly usage: Usage;
+  readonly measures: Measures;
+}
+
+/** A call's intent, written before the tool is invoked. */
+export interface CallStartedRecord extends Base {
+  readonly type: 'call-started';
+  readonly callId: string;
+  readonly name: string;
+  readonly arguments: unknown;
+  readonly idempotencyKey: string;
+  readonly repeatable: boolean;
+  /** 1 for the first try; higher for retries and recoveries. */
+  readonly attempt: number;
+}
+
+/** A call's answer, written before the model sees it. */
+export interface CallAnsweredRecord extends Base {
+  readonly type: 'call-answered';
+  readonly callId: string;
+  readonly answer: Answer;
+  readonly attempts: number;
+}
+
+/** The run waits for a person. */
+export interface RunParkedRecord extends Base {
+  readonly type: 'run-parked';
+  readonly park: Park;
+}
+
+/** A person answered a park. */
+export interface ParkAnsweredRecord extends Base {
+  readonly type: 'park-answered';
+  readonly parkId: string;
+  readonly decision: ParkDecision;
+  readonly by: string;
+}
+
+/** The run ended; its output carries every label the run saw. */
+export interface RunEndedRecord extends Base {
+  readonly type: 'run-ended';
+  readonly status: EndStatus;
+  readonly output?: string;
+  readonly error?: string;
+  readonly labels: readonly Label[];
+  readonly measures: Measures;
+}
+
+/** One entry of a run's append-only journal. */
+export type JournalRecord =
+  | RunStartedRecord
+  | ModelStepRecord
+  | CallStartedRecord
+  | CallAnsweredRecord
+  | RunParkedRecord
+  | ParkAnsweredRecord
+  | RunEndedRecord;
+
+/** The type names of journal records (and of run events). */
+export type JournalRecordType = JournalRecord['type'];
+
+/** A record as stored: with its run and its position in the run's journal. */
+export interface StoredRecord {
+  readonly runId: string;
+  readonly seq: number;
+  readonly record: JournalRecord;
+}

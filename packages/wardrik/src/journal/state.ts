@@ -1,0 +1,211 @@
+import { type Answer, type Approval, addMeasures, type Label, type Measures, mergeLabels } from '@wardrik/core';
+import type { Message, ModelToolCall } from '../model/model.js';
+import type { RunStatus } from '../store/store.js';
+import type { Budget, JournalRecord, Park, ParkDecision, StoredRecord } from './records.js';
+
+/** Where one call of the current step stands. */
+export type CallStatus = 'requested' | 'started' | 'parked' | 'to-run' | 'answered';
+
+/** One call of the current model step. */
+export interface CallState {
+  readonly callId: string;
+  readonly modelCallId?: string;
+  readonly name: string;
+  readonly arguments: unknown;
+  idempotencyKey: string;
+  repeatable: boolean;
+  status: CallStatus;
+  /** Intents written so far. */
+  attempts: number;
+  answer?: Answer;
+  parkId?: string;
+  /** Set when a person answered this call's park with `retry`. */
+  approval?: Approval;
+}
+
+/** A park as the run sees it. */
+export interface ParkState extends Park {
+  status: 'open' | 'answered' | 'closed';
+  decision?: ParkDecision;
+}
+
+/** A run, as rebuilt from its journal alone. */
+export interface RunState {
+  readonly runId: string;
+  agent: string;
+  principal: string;
+  input: string;
+  status: RunStatus;
+  budget: Budget;
+  maxSteps: number;
+  /** Model steps made. */
+  steps: number;
+  measures: Measures;
+  labels: Label[];
+  /** The conversation as the model sees it. */
+  messages: Message[];
+  /** The calls of the latest model step, in the order the model asked for them. */
+  calls: CallState[];
+  parks: Map<string, ParkState>;
+  openParks: number;
+  output?: string;
+  error?: string;
+  createdAt: number;
+  updatedAt: number;
+  /** The seq of the last record applied. */
+  lastSeq: number;
+}
+
+/** An empty state for `runId`, before its `run-started` record. */
+export function emptyState(runId: string): RunState {
+  return {
+    runId,
+    agent: '',
+    principal: '',
+    input: '',
+    status: 'running',
+    budget: {},
+    maxSteps: 0,
+    steps: 0,
+    measures: {},
+    labels: [],
+    messages: [],
+    calls: [],
+    parks: new Map(),
+    openParks: 0,
+    createdAt: 0,
+    updatedAt: 0,
+    lastSeq: 0,
+  };
+}
+
+/**
+ * Rebuilds a run's state from its journal.
+ *
+ * @example
+ * ```ts
+ * const state = rebuildState(runId, await store.loadJournal(runId))
+ * ```
+ */
+export function rebuildState(runId: string, journal: readonly StoredRecord[]): RunState {
+  const state = emptyState(runId);
+  for (const stored of journal) applyRecord(state, stored.seq, stored.record);
+  return state;
+}
+
+/** Applies one record to the state, in place. The live run and a rebuild use this same function. */
+export function applyRecord(state: RunState, seq: number, record: JournalRecord): void {
+  state.lastSeq = seq;
+  state.updatedAt = record.at;
+  switch (record.type) {
+    case 'run-started':
+      state.agent = record.agent;
+      state.principal = record.principal;
+      state.input = record.input;
+      state.budget = { ...record.budget };
+      state.maxSteps = record.maxSteps;
+      state.createdAt = record.at;
+      state.messages.push({ role: 'user', content: record.input });
+      return;
+    case 'model-step':
+      state.steps = record.step;
+      state.measures = addMeasures(state.measures, record.measures);
+      state.messages.push({ role: 'assistant', text: record.text, toolCalls: record.toolCalls });
+      state.calls = record.toolCalls.map(requestedCall);
+      return;
+    case 'call-started': {
+      const call = findCall(state, record.callId);
+      call.status = 'started';
+      call.attempts = record.attempt;
+      call.repeatable = record.repeatable;
+      call.idempotencyKey = record.idempotencyKey;
+      return;
+    }
+    case 'call-answered': {
+      const call = findCall(state, record.callId);
+      call.status = 'answered';
+      call.answer = record.answer;
+      state.measures = addMeasures(state.measures, record.answer.measures);
+      if (record.answer.labels.length) state.labels = mergeLabels(state.labels, record.answer.labels);
+      if (state.calls.every((each) => each.status === 'answered')) {
+        for (const each of state.calls) state.messages.push(toolMessage(each));
+      }
+      return;
+    }
+    case 'run-parked': {
+      state.parks.set(record.park.id, { ...record.park, status: 'open' });
+      state.openParks += 1;
+      state.status = 'parked';
+      if (record.park.measures) state.measures = addMeasures(state.measures, record.park.measures);
+      if (record.park.call) {
+        const call = findCall(state, record.park.call.callId);
+        call.status = 'parked';
+        call.parkId = record.park.id;
+      }
+      return;
+    }
+    case 'park-answered': {
+      const park = state.parks.get(record.parkId);
+      if (!park) throw new Error(`journal of run ${state.runId}: park-answered names unknown park ${record.parkId}`);
+      park.status = 'answered';
+      park.decision = record.decision;
+      state.openParks -= 1;
+      if (state.openParks === 0) state.status = 'running';
+      if (record.decision.type === 'raise-budget') state.budget = { ...state.budget, ...record.decision.budget };
+      if (record.decision.type === 'retry' && park.call) {
+        const call = findCall(state, park.call.callId);
+        call.status = 'to-run';
+        call.approval = {
+          parkId: park.id,
+          by: record.by,
+          ...(record.decision.note === undefined ? {} : { note: record.decision.note }),
+        };
+      }
+      return;
+    }
+    case 'run-ended':
+      state.status = record.status;
+      state.output = record.output;
+      state.error = record.error;
+      for (const park of state.parks.values()) if (park.status === 'open') park.status = 'closed';
+      state.openParks = 0;
+      return;
+  }
+}
+
+function requestedCall(call: ModelToolCall): CallState {
+  return {
+    callId: call.callId,
+    ...(call.modelCallId === undefined ? {} : { modelCallId: call.modelCallId }),
+    name: call.name,
+    arguments: call.arguments,
+    idempotencyKey: '',
+    repeatable: false,
+    status: 'requested',
+    attempts: 0,
+  };
+}
+
+function findCall(state: RunState, callId: string): CallState {
+  const call = state.calls.find((each) => each.callId === callId);
+  if (!call) throw new Error(`journal of run ${state.runId}: no call ${callId} in the current step`);
+  return call;
+}
+
+function toolMessage(call: CallState): Message {
+  const answer = call.answer as Answer;
+  return {
+    role: 'tool',
+    callId: call.callId,
+    ...(call.modelCallId === undefined ? {} : { modelCallId: call.modelCallId }),
+    name: call.name,
+    content: answer.type === 'ok' ? answer.value : { error: answer.type === 'error' ? answer.reason : answer.reason },
+    isError: answer.type !== 'ok',
+    labels: answer.labels,
+  };
+}
+
+/** The tokens a run has used: input plus output. */
+export function tokensUsed(measures: Measures): number {
+  return (measures.inputTokens ?? 0) + (measures.outputTokens ?? 0);
+}

@@ -1,0 +1,92 @@
+import type { JsonSchema, Label, Measures } from '@wardrik/core';
+
+/** A tool call as the model asked for it, and as the journal keeps it. */
+export interface ModelToolCall {
+  /** Wardrik's id for the call, unique in the run (`c<step>.<index>`). */
+  readonly callId: string;
+  /** The id the model gave the call, if any (providers echo it back with the result). */
+  readonly modelCallId?: string;
+  readonly name: string;
+  readonly arguments: unknown;
+}
+
+/** One message of a run's conversation, as the model sees it. */
+export type Message =
+  | { readonly role: 'user'; readonly content: string }
+  | { readonly role: 'assistant'; readonly text: string; readonly toolCalls: readonly ModelToolCall[] }
+  | {
+      readonly role: 'tool';
+      readonly callId: string;
+      readonly modelCallId?: string;
+      readonly name: string;
+      /** What the model reads: the ok value, or `{ error: reason }`. */
+      readonly content: unknown;
+      readonly isError: boolean;
+      readonly labels: readonly Label[];
+    };
+
+/** A tool as offered to the model. */
+export interface ModelToolDefinition {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: JsonSchema;
+}
+
+/** What a model is asked: its instructions, the conversation so far and the tools it may call. */
+export interface ModelRequest {
+  /** Which model step of the run this is, from 1. */
+  readonly step: number;
+  readonly instructions: string;
+  readonly messages: readonly Message[];
+  readonly tools: readonly ModelToolDefinition[];
+}
+
+/** Token usage of one model call. */
+export interface Usage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cachedInputTokens?: number;
+}
+
+/** A tool call as a model returns it, before Wardrik names it. */
+export interface RequestedToolCall {
+  readonly id?: string;
+  readonly name: string;
+  readonly arguments: unknown;
+}
+
+/** What a model answers: text, tool calls, or both, and what it cost. */
+export interface ModelResponse {
+  readonly text: string;
+  readonly toolCalls: readonly RequestedToolCall[];
+  readonly usage: Usage;
+  /** Extra measures, such as `usd` when the model knows its price. */
+  readonly measures?: Measures;
+}
+
+/** Options for one model call. */
+export interface GenerateOptions {
+  readonly signal: AbortSignal;
+  /** Called with each piece of text as it streams in, if the model streams. */
+  readonly onTextDelta?: (delta: string) => void;
+}
+
+/**
+ * A language model, as Wardrik drives it. Model calls are repeatable: a step lost in a crash is
+ * made again, and its cost is metered every time.
+ *
+ * @example
+ * ```ts
+ * const echo: Model = {
+ *   id: 'echo',
+ *   async generate(request) {
+ *     const last = request.messages.at(-1)
+ *     return { text: last?.role === 'user' ? last.content : 'done', toolCalls: [], usage: { inputTokens: 1, outputTokens: 1 } }
+ *   },
+ * }
+ * ```
+ */
+export interface Model {
+  readonly id: string;
+  generate(request: ModelRequest, options: GenerateOptions): Promise<ModelResponse>;
+}

@@ -1,0 +1,75 @@
+import { type Answer, type Approval, type Arguments, call, createContext, type Label, type Tool } from '@wardrik/core';
+
+/** How one try of a call came out. */
+export type Attempt =
+  | { readonly kind: 'answered'; readonly answer: Answer }
+  | { readonly kind: 'timeout'; readonly ms: number; readonly answerSoFar: Answer }
+  | { readonly kind: 'cancelled' };
+
+/** Everything one try needs. */
+export interface AttemptInput {
+  readonly tools: ReadonlyMap<string, Tool<Arguments>>;
+  readonly callId: string;
+  readonly name: string;
+  readonly arguments: unknown;
+  readonly runId: string;
+  readonly agent: string;
+  readonly principal: string;
+  readonly idempotencyKey: string;
+  readonly labels: readonly Label[];
+  readonly approval?: Approval;
+  /** The run's signal: aborted when the run is cancelled or the process shuts down. */
+  readonly runSignal: AbortSignal;
+}
+
+/**
+ * Makes one try of a call: checks its arguments, runs it, and stops waiting when the tool's
+ * `timeout` passes (aborting its signal) or the run is cancelled. What the call reported before a
+ * timeout is kept.
+ */
+export async function attemptCall(input: AttemptInput): Promise<Attempt> {
+  const timeout = input.tools.get(input.name)?.annotations.timeout;
+  const controller = timeout === undefined ? undefined : new AbortController();
+  const context = createContext({
+    runId: input.runId,
+    agent: input.agent,
+    principal: input.principal,
+    callId: input.callId,
+    idempotencyKey: input.idempotencyKey,
+    signal: controller ? AbortSignal.any([input.runSignal, controller.signal]) : input.runSignal,
+    labels: input.labels,
+    ...(input.approval ? { approval: input.approval } : {}),
+  });
+  const answered = call(input.tools, { id: input.callId, name: input.name, arguments: input.arguments }, context).then(
+    (answer): Attempt => ({ kind: 'answered', answer }),
+  );
+  let onAbort: (() => void) | undefined;
+  const cancelled = new Promise<Attempt>((resolve) => {
+    onAbort = () => resolve({ kind: 'cancelled' });
+    if (input.runSignal.aborted) onAbort();
+    else input.runSignal.addEventListener('abort', onAbort, { once: true });
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<Attempt>((resolve) => {
+    if (!controller || timeout === undefined) return;
+    timer = setTimeout(() => {
+      controller.abort(new Error(`timed out after ${timeout} ms`));
+      resolve({ kind: 'timeout', ms: timeout, answerSoFar: snapshot(context) });
+    }, timeout);
+  });
+  try {
+    return await Promise.race([answered, cancelled, timedOut]);
+  } finally {
+    if (timer) clearTimeout(timer);
+    if (onAbort) input.runSignal.removeEventListener('abort', onAbort);
+  }
+}
+
+function snapshot(context: ReturnType<typeof createContext>): Answer {
+  return {
+    type: 'error',
+    reason: 'timed out',
+    measures: { ...context.measures },
+    labels: [...context.addedLabels],
+  };
+}

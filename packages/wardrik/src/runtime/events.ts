@@ -1,0 +1,72 @@
+import type { StoredRecord } from '../journal/records.js';
+
+/**
+ * What a run did, as it happens. Every journal record is an event (`run-started`, `model-step`,
+ * `call-started`, `call-answered`, `run-parked`, `park-answered`, `run-ended`), with its `seq`
+ * so a follower can resume after the last one it saw. `text-delta` events carry streamed model
+ * text and are not journaled (their `seq` is that of the last record before them).
+ */
+export type RunEvent =
+  | (StoredRecord & { readonly type: StoredRecord['record']['type'] })
+  | {
+      readonly type: 'text-delta';
+      readonly runId: string;
+      readonly seq: number;
+      readonly step: number;
+      readonly delta: string;
+    };
+
+/** Receives run events. */
+export type RunEventListener = (event: RunEvent) => void;
+
+/** Fans run events out to listeners of one run or of all runs. A throwing listener is dropped. */
+export class EventHub {
+  #byRun = new Map<string, Set<RunEventListener>>();
+  #all = new Set<RunEventListener>();
+
+  /** Listens to one run (`runId`) or to every run (`'*'`); returns the function that stops listening. */
+  subscribe(runId: string, listener: RunEventListener): () => void {
+    if (runId === '*') {
+      this.#all.add(listener);
+      return () => this.#all.delete(listener);
+    }
+    let listeners = this.#byRun.get(runId);
+    if (!listeners) {
+      listeners = new Set();
+      this.#byRun.set(runId, listeners);
+    }
+    listeners.add(listener);
+    return () => {
+      listeners.delete(listener);
+      if (listeners.size === 0 && this.#byRun.get(runId) === listeners) this.#byRun.delete(runId);
+    };
+  }
+
+  emit(event: RunEvent): void {
+    const listeners = this.#byRun.get(event.runId);
+    if (listeners) for (const listener of listeners) this.#deliver(listener, event, listeners);
+    for (const listener of this.#all) this.#deliver(listener, event, this.#all);
+  }
+
+  /** Whether anyone listens (lets the run skip building events nobody reads). */
+  get listening(): boolean {
+    return this.#all.size > 0 || this.#byRun.size > 0;
+  }
+
+  hasListeners(runId: string): boolean {
+    return this.#all.size > 0 || this.#byRun.has(runId);
+  }
+
+  #deliver(listener: RunEventListener, event: RunEvent, from: Set<RunEventListener>): void {
+    try {
+      listener(event);
+    } catch {
+      from.delete(listener);
+    }
+  }
+}
+
+/** Makes the event for a stored record. */
+export function recordEvent(stored: StoredRecord): RunEvent {
+  return { ...stored, type: stored.record.type };
+}

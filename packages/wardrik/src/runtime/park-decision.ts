@@ -1,0 +1,57 @@
+import { checkBudget } from '../agent.js';
+import { InvalidParkAnswerError } from '../errors.js';
+import type { ParkDecision, ParkKind } from '../journal/records.js';
+
+const allowed: Record<ParkKind, readonly ParkDecision['type'][]> = {
+  tool: ['answer', 'retry', 'fail'],
+  in_doubt: ['answer', 'retry', 'fail'],
+  approval: ['answer', 'retry', 'fail'],
+  budget: ['raise-budget', 'stop'],
+};
+
+/**
+ * Checks a person's decision for a park of `kind`, naming what is wrong: an unknown type, a
+ * type not allowed for this kind, or a malformed field.
+ */
+export function checkDecision(kind: ParkKind, decision: unknown): ParkDecision {
+  const choices = allowed[kind];
+  if (typeof decision !== 'object' || decision === null || Array.isArray(decision)) {
+    throw new InvalidParkAnswerError(`decision: expected an object such as { type: '${choices[0]}' }`);
+  }
+  const { type } = decision as { type?: unknown };
+  if (typeof type !== 'string' || !choices.includes(type as ParkDecision['type'])) {
+    throw new InvalidParkAnswerError(
+      `decision.type: a ${kind} park takes one of ${choices.join(', ')}; got ${JSON.stringify(type)}`,
+    );
+  }
+  const fields = decision as Record<string, unknown>;
+  switch (type) {
+    case 'answer':
+      if (!('value' in fields))
+        throw new InvalidParkAnswerError(`decision.value: required for 'answer' (the call's answer)`);
+      return { type, value: fields.value };
+    case 'retry':
+      checkOptionalString(fields.note, 'decision.note');
+      return fields.note === undefined ? { type } : { type, note: fields.note as string };
+    case 'fail':
+    case 'stop':
+      checkOptionalString(fields.reason, 'decision.reason');
+      return fields.reason === undefined ? { type } : { type, reason: fields.reason as string };
+    default: {
+      try {
+        const budget = checkBudget(fields.budget, 'decision.budget');
+        if (Object.keys(budget).length === 0)
+          throw new Error('decision.budget: give at least one of usd, tokens, steps');
+        return { type: 'raise-budget', budget };
+      } catch (cause) {
+        throw new InvalidParkAnswerError((cause as Error).message, { cause });
+      }
+    }
+  }
+}
+
+function checkOptionalString(value: unknown, where: string): void {
+  if (value !== undefined && typeof value !== 'string') {
+    throw new InvalidParkAnswerError(`${where}: expected a string, got ${typeof value}`);
+  }
+}

@@ -1,0 +1,481 @@
+import { randomUUID } from 'node:crypto';
+import { type Answer, addMeasures, describeReason, error, type Measures, ok, repeatable } from '@wardrik/core';
+import type { Agent } from '../agent.js';
+import { ModelError } from '../errors.js';
+import {
+  type EndStatus,
+  JOURNAL_VERSION,
+  type JournalRecord,
+  type Park,
+  type ParkDecision,
+  type ParkKind,
+  type StoredRecord,
+} from '../journal/records.js';
+import { applyRecord, type CallState, type RunState, tokensUsed } from '../journal/state.js';
+import type { ModelResponse } from '../model/model.js';
+import type { ParkRow, RunRow, Store } from '../store/store.js';
+import { attemptCall } from './attempt-call.js';
+import { backoffDelay, type RetryPolicy, sleep } from './backoff.js';
+import { type EventHub, recordEvent } from './events.js';
+import { parkHash } from './park-hash.js';
+
+/** What a driver needs from the runtime. */
+export interface DriverDeps {
+  readonly store: Store;
+  readonly hub: EventHub;
+  readonly toolRetry: RetryPolicy;
+  readonly modelRetry: RetryPolicy;
+  readonly now: () => number;
+}
+
+/** Why a driver stopped driving. */
+export type DriveOutcome = 'parked' | 'ended' | 'stopped';
+
+/** Thrown inside the driver to end the run as failed with a message for its caller. */
+class RunFailure extends Error {}
+
+const shutdown = Symbol('shutdown');
+
+/**
+ * Drives one run: model step → calls → answers → next step, journaling each step, until the run
+ * ends, parks, or the process shuts down. One driver per run per process; it holds the run's
+ * state only while the run is in memory.
+ */
+export class RunDriver {
+  readonly state: RunState;
+  readonly #agent: Agent;
+  readonly #deps: DriverDeps;
+  readonly #controller = new AbortController();
+  #cancelReason: string | undefined;
+
+  constructor(agent: Agent, state: RunState, deps: DriverDeps) {
+    this.#agent = agent;
+    this.state = state;
+    this.#deps = deps;
+  }
+
+  get runId(): string {
+    return this.state.runId;
+  }
+
+  get ended(): boolean {
+    const { status } = this.state;
+    return status === 'completed' || status === 'failed' || status === 'cancelled';
+  }
+
+  /** Writes the run's first record, durably: once this resolves the run can't be lost. */
+  async begin(record: JournalRecord & { type: 'run-started' }): Promise<void> {
+    await this.#write([record], true, { row: true });
+  }
+
+  /** Drives until the run ends, parks or the process stops it. */
+  async drive(): Promise<DriveOutcome> {
+    try {
+      for (;;) {
+        if (this.#stopping()) return 'stopped';
+        if (this.#controller.signal.aborted) return await this.#end('cancelled', { error: this.#cancelReason });
+        const pending = this.state.calls.filter((call) => call.status !== 'answered');
+        if (pending.length > 0) {
+          await this.#runPending(pending);
+          if (this.#stopping()) return 'stopped';
+          if (this.state.openParks > 0) {
+            await this.#write([], false, { row: true });
+            return 'parked';
+          }
+          continue;
+        }
+        const limit = this.#budgetReached();
+        if (limit) {
+          await this.#park('budget', `budget reached: ${limit}`);
+          return 'parked';
+        }
+        if (this.state.steps >= this.state.maxSteps) {
+          return await this.#end('failed', {
+            error: `reached maxSteps (${this.state.maxSteps}) without a final answer`,
+          });
+        }
+        const response = await this.#generate();
+        if (response === undefined) continue;
+        const step = this.state.steps + 1;
+        await this.#write(
+          [
+            {
+              v: JOURNAL_VERSION,
+              at: this.#deps.now(),
+              type: 'model-step',
+              step,
+              model: this.#agent.model.id,
+              text: response.text,
+              toolCalls: response.toolCalls.map((requested, index) => ({
+                callId: `c${step}.${index}`,
+                ...(requested.id === undefined ? {} : { modelCallId: requested.id }),
+                name: requested.name,
+                arguments: requested.arguments ?? {},
+              })),
+              usage: response.usage,
+              measures: usageMeasures(response),
+            },
+          ],
+          false,
+        );
+        if (response.toolCalls.length === 0) return await this.#end('completed', { output: response.text });
+      }
+    } catch (thrown) {
+      if (this.#stopping()) return 'stopped';
+      if (thrown instanceof RunFailure) return await this.#end('failed', { error: thrown.message });
+      if (this.#controller.signal.aborted) return await this.#end('cancelled', { error: this.#cancelReason });
+      return await this.#end('failed', { error: `internal error: ${describeReason(thrown)}` });
+    }
+  }
+
+  /** Cancels the run: an active one stops at once; a parked one ends here. */
+  async cancel(reason: string): Promise<void> {
+    this.#cancelReason = reason;
+    this.#controller.abort(new Error(reason));
+  }
+
+  /** Ends a run that is not being driven (it is parked) as cancelled. */
+  async cancelParked(reason: string): Promise<void> {
+    this.#cancelReason = reason;
+    this.#controller.abort(new Error(reason));
+    await this.#end('cancelled', { error: reason });
+  }
+
+  /** Stops driving without writing anything: the process is shutting down, and recovery will go on. */
+  stop(): void {
+    this.#controller.abort(shutdown);
+  }
+
+  /**
+   * Writes a person's answer to one of this run's parks, atomically and durably. The caller has
+   * checked that the park is open and the decision allowed for its kind.
+   */
+  async answer(park: ParkRow, decision: ParkDecision, by: string): Promise<void> {
+    const at = this.#deps.now();
+    const records: JournalRecord[] = [{ v: JOURNAL_VERSION, at, type: 'park-answered', parkId: park.id, decision, by }];
+    const call = park.call ? this.state.calls.find((each) => each.callId === park.call?.callId) : undefined;
+    if (call && decision.type === 'answer') {
+      records.push(this.#answered(call, ok(decision.value)));
+    } else if (call && decision.type === 'fail') {
+      const reason = decision.reason ?? 'a person failed this call';
+      records.push(this.#answered(call, error(reason, { code: 'declined' })));
+    } else if (decision.type === 'stop') {
+      records.push(this.#endRecord('failed', { error: decision.reason ?? 'a person stopped the run at its budget' }));
+    }
+    const others = this.#openParkIds().filter((id) => id !== park.id);
+    const stored = this.#stamp(records);
+    await this.#deps.store.answerPark({
+      parkId: park.id,
+      decision,
+      by,
+      at,
+      write: { runId: this.runId, records: stored, run: this.#row(), ...(this.ended ? { closeParks: others } : {}) },
+    });
+    this.#emit(stored);
+  }
+
+  #stopping(): boolean {
+    return this.#controller.signal.reason === shutdown;
+  }
+
+  async #runPending(pending: CallState[]): Promise<void> {
+    for (const call of pending) {
+      if (call.status === 'started' && !call.repeatable) {
+        await this.#park(
+          'in_doubt',
+          'the call may have run but its answer was lost (the process stopped); say whether it ran',
+          call,
+        );
+      }
+    }
+    const runnable = pending.filter(
+      (call) =>
+        call.status === 'requested' || call.status === 'to-run' || (call.status === 'started' && call.repeatable),
+    );
+    if (runnable.length === 1) await this.#execute(runnable[0] as CallState);
+    else if (runnable.length > 1) await Promise.all(runnable.map((call) => this.#execute(call)));
+  }
+
+  async #execute(call: CallState): Promise<void> {
+    const tool = this.#agent.tools.get(call.name);
+    const isRepeatable = tool ? repeatable(tool) : true;
+    const idempotencyKey = call.idempotencyKey || `${this.runId}:${call.callId}`;
+    const { attempts, baseDelayMs, maxDelayMs } = this.#deps.toolRetry;
+    let spent = {};
+    for (let tries = 1; ; tries++) {
+      await this.#write(
+        [
+          {
+            v: JOURNAL_VERSION,
+            at: this.#deps.now(),
+            type: 'call-started',
+            callId: call.callId,
+            name: call.name,
+            arguments: call.arguments,
+            idempotencyKey,
+            repeatable: isRepeatable,
+            attempt: call.attempts + 1,
+          },
+        ],
+        !isRepeatable,
+      );
+      const outcome = await attemptCall({
+        tools: this.#agent.tools,
+        callId: call.callId,
+        name: call.name,
+        arguments: call.arguments,
+        runId: this.runId,
+        agent: this.state.agent,
+        principal: this.state.principal,
+        idempotencyKey,
+        labels: this.state.labels,
+        ...(call.approval ? { approval: call.approval } : {}),
+        runSignal: this.#controller.signal,
+      });
+      if (outcome.kind === 'cancelled') {
+        if (this.#stopping()) return;
+        await this.#write([this.#answered(call, error('the run was cancelled', { code: 'cancelled' }))], false);
+        return;
+      }
+      const retryable =
+        isRepeatable &&
+        (outcome.kind === 'timeout' || (outcome.answer.type === 'error' && outcome.answer.code === 'thrown'));
+      const partial = outcome.kind === 'timeout' ? outcome.answerSoFar : outcome.answer;
+      spent = addMeasures(spent, partial.measures);
+      if (outcome.kind === 'timeout' && !isRepeatable) {
+        await this.#park(
+          'in_doubt',
+          `the call timed out after ${outcome.ms} ms and may have run; say whether it ran`,
+          call,
+          partial.measures,
+        );
+        return;
+      }
+      if (retryable && tries < attempts) {
+        await sleep(backoffDelay({ attempts, baseDelayMs, maxDelayMs }, tries), this.#controller.signal).catch(
+          () => {},
+        );
+        if (this.#controller.signal.aborted) {
+          if (this.#stopping()) return;
+          await this.#write([this.#answered(call, error('the run was cancelled', { code: 'cancelled' }))], false);
+          return;
+        }
+        continue;
+      }
+      let answer: Answer = outcome.kind === 'answered' ? outcome.answer : partial;
+      if (retryable) {
+        const why = outcome.kind === 'timeout' ? `timed out after ${outcome.ms} ms` : describeAnswer(partial);
+        answer = error(`failed after ${tries} attempt${tries > 1 ? 's' : ''}: ${why}`, {
+          code: outcome.kind === 'timeout' ? 'timeout' : 'retries_exhausted',
+          labels: partial.labels,
+        });
+      }
+      answer = { ...answer, measures: spent } as Answer;
+      if (answer.type === 'park') {
+        await this.#park('tool', answer.reason, call, answer.measures, answer.details);
+        return;
+      }
+      await this.#write([this.#answered(call, answer)], false);
+      return;
+    }
+  }
+
+  #answered(call: CallState, answer: Answer): JournalRecord {
+    return {
+      v: JOURNAL_VERSION,
+      at: this.#deps.now(),
+      type: 'call-answered',
+      callId: call.callId,
+      answer: plainAnswer(answer),
+      attempts: call.attempts,
+    };
+  }
+
+  async #park(kind: ParkKind, reason: string, call?: CallState, measures?: Measures, details?: unknown): Promise<void> {
+    const id = `park_${randomUUID()}`;
+    const parkedCall = call
+      ? {
+          callId: call.callId,
+          name: call.name,
+          arguments: call.arguments,
+          idempotencyKey: call.idempotencyKey || `${this.runId}:${call.callId}`,
+        }
+      : undefined;
+    const park: Park = {
+      id,
+      runId: this.runId,
+      kind,
+      reason,
+      ...(details === undefined ? {} : { details }),
+      ...(parkedCall ? { call: parkedCall } : {}),
+      ...(measures && Object.keys(measures).length ? { measures } : {}),
+      labels: [...this.state.labels],
+      callHash: parkHash(id, kind, parkedCall),
+      createdAt: this.#deps.now(),
+    };
+    await this.#write([{ v: JOURNAL_VERSION, at: park.createdAt, type: 'run-parked', park }], true, {
+      row: true,
+      parks: [park],
+    });
+  }
+
+  #budgetReached(): string | undefined {
+    const { budget, measures, steps } = this.state;
+    if (budget.usd !== undefined && (measures.usd ?? 0) >= budget.usd) {
+      return `spent ${round(measures.usd ?? 0)} usd of ${budget.usd}`;
+    }
+    const tokens = tokensUsed(measures);
+    if (budget.tokens !== undefined && tokens >= budget.tokens) return `used ${tokens} tokens of ${budget.tokens}`;
+    if (budget.steps !== undefined && steps >= budget.steps) return `made ${steps} model steps of ${budget.steps}`;
+    return undefined;
+  }
+
+  async #generate(): Promise<ModelResponse | undefined> {
+    const { attempts } = this.#deps.modelRetry;
+    const signal = this.#controller.signal;
+    const request = {
+      step: this.state.steps + 1,
+      instructions: this.#agent.instructions,
+      messages: this.state.messages,
+      tools: this.#agent.toolDefinitions,
+    };
+    const step = this.state.steps + 1;
+    const hub = this.#deps.hub;
+    const onTextDelta = (delta: string) => {
+      if (hub.hasListeners(this.runId)) {
+        hub.emit({ type: 'text-delta', runId: this.runId, seq: this.state.lastSeq, step, delta });
+      }
+    };
+    for (let tries = 1; ; tries++) {
+      try {
+        return await raceAbort(this.#agent.model.generate(request, { signal, onTextDelta }), signal);
+      } catch (thrown) {
+        if (signal.aborted) return undefined;
+        if (ModelError.isInstance(thrown) && !(thrown as ModelError).retryable) {
+          throw new RunFailure(`the model failed: ${describeReason(thrown)}`);
+        }
+        if (tries >= attempts) {
+          throw new RunFailure(`the model failed after ${tries} attempts: ${describeReason(thrown)}`);
+        }
+        const delay = (thrown as { retryAfterMs?: number }).retryAfterMs ?? backoffDelay(this.#deps.modelRetry, tries);
+        await sleep(delay, signal).catch(() => {});
+      }
+    }
+  }
+
+  async #end(status: EndStatus, detail: { output?: string; error?: string | undefined }): Promise<'ended'> {
+    const openParks = this.#openParkIds();
+    await this.#write([this.#endRecord(status, detail)], true, { row: true, closeParks: openParks });
+    return 'ended';
+  }
+
+  #endRecord(status: EndStatus, detail: { output?: string; error?: string | undefined }): JournalRecord {
+    return {
+      v: JOURNAL_VERSION,
+      at: this.#deps.now(),
+      type: 'run-ended',
+      status,
+      ...(detail.output === undefined ? {} : { output: detail.output }),
+      ...(detail.error === undefined ? {} : { error: detail.error }),
+      labels: [...this.state.labels],
+      measures: { ...this.state.measures },
+    };
+  }
+
+  #openParkIds(): string[] {
+    const open: string[] = [];
+    for (const park of this.state.parks.values()) if (park.status === 'open') open.push(park.id);
+    return open;
+  }
+
+  /** Applies records to the state, giving each its seq. */
+  #stamp(records: readonly JournalRecord[]): StoredRecord[] {
+    const stored: StoredRecord[] = [];
+    for (const record of records) {
+      const seq = this.state.lastSeq + 1;
+      applyRecord(this.state, seq, record);
+      stored.push({ runId: this.runId, seq, record });
+    }
+    return stored;
+  }
+
+  async #write(
+    records: readonly JournalRecord[],
+    durable: boolean,
+    extra: { row?: boolean; parks?: readonly Park[]; closeParks?: readonly string[] } = {},
+  ): Promise<void> {
+    const openBefore = extra.closeParks;
+    const stored = this.#stamp(records);
+    await this.#deps.store.write(
+      {
+        runId: this.runId,
+        records: stored,
+        ...(extra.row ? { run: this.#row() } : {}),
+        ...(extra.parks ? { parks: extra.parks } : {}),
+        ...(openBefore?.length ? { closeParks: openBefore } : {}),
+      },
+      { durable },
+    );
+    this.#emit(stored);
+  }
+
+  #emit(stored: readonly StoredRecord[]): void {
+    const hub = this.#deps.hub;
+    if (!hub.hasListeners(this.runId)) return;
+    for (const each of stored) hub.emit(recordEvent(each));
+  }
+
+  #row(): RunRow {
+    const state = this.state;
+    return {
+      id: state.runId,
+      agent: state.agent,
+      principal: state.principal,
+      status: state.status,
+      createdAt: state.createdAt,
+      updatedAt: state.updatedAt,
+      measures: state.measures,
+      labels: state.labels,
+      ...(state.output === undefined ? {} : { output: state.output }),
+      ...(state.error === undefined ? {} : { error: state.error }),
+    };
+  }
+}
+
+function usageMeasures(response: ModelResponse): Record<string, number> {
+  const { inputTokens, outputTokens, cachedInputTokens } = response.usage;
+  const measures: Record<string, number> = { inputTokens, outputTokens };
+  if (cachedInputTokens) measures.cachedInputTokens = cachedInputTokens;
+  return addMeasures(measures, response.measures);
+}
+
+/** An answer as plain data for the journal (no brand, no undefined fields). */
+function plainAnswer(answer: Answer): Answer {
+  return { ...answer };
+}
+
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (reason) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(reason);
+      },
+    );
+  });
+}
+
+function round(value: number): number {
+  return Math.round(value * 1e6) / 1e6;
+}
+
+function describeAnswer(answer: Answer): string {
+  return answer.type === 'ok' ? 'ok' : answer.reason;
+}

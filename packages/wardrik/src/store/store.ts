@@ -1,0 +1,94 @@
+import type { Label, Measures } from '@wardrik/core';
+import type { Park, ParkDecision, StoredRecord } from '../journal/records.js';
+
+/** Where a run stands. */
+export type RunStatus = 'running' | 'parked' | 'completed' | 'failed' | 'cancelled';
+
+/** The summary row of a run (its journal holds the rest). */
+export interface RunRow {
+  readonly id: string;
+  readonly agent: string;
+  readonly principal: string;
+  readonly status: RunStatus;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  /** Set when the run parks or ends. */
+  readonly measures: Measures;
+  readonly labels: readonly Label[];
+  readonly output?: string;
+  readonly error?: string;
+}
+
+/** A park as stored, with its answer once given. */
+export interface ParkRow extends Park {
+  readonly status: 'open' | 'answered' | 'closed';
+  readonly decision?: ParkDecision;
+  readonly answeredBy?: string;
+  readonly answeredAt?: number;
+}
+
+/** What one commit writes for one run, atomically with everything else in its group. */
+export interface RunWrite {
+  readonly runId: string;
+  /** Appended to the run's journal at the given seq numbers. */
+  readonly records: readonly StoredRecord[];
+  /** Inserts or replaces the run's row. */
+  readonly run?: RunRow;
+  /** New parks. */
+  readonly parks?: readonly Park[];
+  /** Parks closed without an answer (the run was cancelled). */
+  readonly closeParks?: readonly string[];
+}
+
+/** Answering a park: checked and written in one transaction. */
+export interface ParkAnswerWrite {
+  readonly parkId: string;
+  readonly decision: ParkDecision;
+  readonly by: string;
+  readonly at: number;
+  /** The rest of the write, e.g. the `park-answered` record and the run row. */
+  readonly write: RunWrite;
+}
+
+/** Filters for listing runs. */
+export interface RunFilter {
+  readonly status?: RunStatus | readonly RunStatus[];
+  readonly agent?: string;
+  readonly principal?: string;
+  readonly limit?: number;
+}
+
+/** Filters for listing parks. */
+export interface ParkFilter {
+  readonly status?: ParkRow['status'];
+  readonly runId?: string;
+  readonly principal?: string;
+  readonly limit?: number;
+}
+
+/**
+ * Where runs, journals and parks are kept. One async interface, several adapters
+ * (SQLite, PostgreSQL, in-memory for tests).
+ *
+ * Durability: `write(w, { durable: true })` resolves once `w` and everything written before it
+ * is on disk. `durable: false` may resolve before that; such writes reach disk with the next
+ * durable write or group commit, in order. Reads see every write made before them.
+ */
+export interface Store {
+  /** Creates or upgrades the schema. Safe to call on every start. */
+  migrate(): Promise<void>;
+  write(write: RunWrite, options: { durable: boolean }): Promise<void>;
+  /**
+   * Marks an open park answered and writes `write`, atomically and durably.
+   * Throws `ParkAlreadyAnsweredError` if the park is not open any more, `ParkNotFoundError` if unknown.
+   */
+  answerPark(answer: ParkAnswerWrite): Promise<void>;
+  getRun(runId: string): Promise<RunRow | undefined>;
+  listRuns(filter?: RunFilter): Promise<RunRow[]>;
+  /** The run's journal, in order, from `afterSeq` (exclusive). */
+  loadJournal(runId: string, afterSeq?: number): Promise<StoredRecord[]>;
+  getPark(parkId: string): Promise<ParkRow | undefined>;
+  listParks(filter?: ParkFilter): Promise<ParkRow[]>;
+  /** Writes what is pending and releases the store. */
+  close(): Promise<void>;
+}
