@@ -1,0 +1,219 @@
+import { ParkNotFoundError, StoreError } from '../errors.js';
+import type { StoredRecord } from '../journal/records.js';
+import {
+  checkLimit,
+  type ParkColumns,
+  parkNotOpenError,
+  parkRowFrom,
+  type RecordColumns,
+  type RunColumns,
+  runRowFrom,
+  type SerializedWrite,
+  serializeWrite,
+  storedRecordFrom,
+} from './columns.js';
+import type { ParkAnswerWrite, ParkFilter, ParkRow, RunFilter, RunRow, RunWrite, Store } from './store.js';
+
+/** The index of the first entry (entries sorted by seq) whose seq is above `seq`, or at least `seq` if `inclusive`. */
+function firstFrom(entries: readonly RecordColumns[], seq: number, inclusive: boolean): number {
+  let low = 0;
+  let high = entries.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    const entrySeq = entries[middle]!.seq;
+    if (entrySeq < seq || (!inclusive && entrySeq === seq)) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+function compareRunsNewestFirst(left: RunColumns, right: RunColumns): number {
+  if (left.created_at !== right.created_at) return right.created_at - left.created_at;
+  return left.id < right.id ? 1 : left.id > right.id ? -1 : 0;
+}
+
+function compareParksOldestFirst(left: ParkColumns, right: ParkColumns): number {
+  if (left.created_at !== right.created_at) return left.created_at - right.created_at;
+  return left.id < right.id ? -1 : left.id > right.id ? 1 : 0;
+}
+
+/**
+ * A store that keeps everything in memory, for tests and benchmarks. Same semantics as the
+ * SQLite store (every write is applied at once, so durable and non-durable are alike), nothing on
+ * disk. What it stores is kept as JSON, so neither the objects written nor the objects read can
+ * change what it holds. A write that conflicts with what is stored (a journal seq or a park id
+ * used twice) fails the store, as a failed flush fails the SQLite store.
+ *
+ * @example
+ * ```ts
+ * const store = memoryStore();
+ * const record: JournalRecord = { type: 'park-answered', v: 1, at: 0, parkId: 'p1', decision: { type: 'retry' }, by: 'bob' };
+ * await store.write({ runId: 'r1', records: [{ runId: 'r1', seq: 1, record }] }, { durable: true });
+ * await store.loadJournal('r1'); // [{ runId: 'r1', seq: 1, record }]
+ * ```
+ */
+export class MemoryStore implements Store {
+  private readonly runs = new Map<string, RunColumns>();
+  private readonly journals = new Map<string, RecordColumns[]>();
+  private readonly parks = new Map<string, ParkColumns>();
+  private failure: StoreError | undefined;
+  private closed = false;
+
+  async migrate(): Promise<void> {
+    this.checkUsable();
+  }
+
+  async write(write: RunWrite, _options: { durable: boolean }): Promise<void> {
+    this.checkUsable();
+    const serialized = serializeWrite(write);
+    const conflict = this.findConflict(serialized);
+    if (conflict !== undefined) {
+      this.failure = new StoreError(`writing to the memory store failed, so the write is lost: ${conflict}`);
+      throw this.failure;
+    }
+    this.apply(serialized);
+  }
+
+  async answerPark(answer: ParkAnswerWrite): Promise<void> {
+    this.checkUsable();
+    const write = serializeWrite(answer.write);
+    const park = this.parks.get(answer.parkId);
+    if (park === undefined) throw new ParkNotFoundError(`no park has the id ${answer.parkId}`);
+    if (park.status !== 'open') throw parkNotOpenError(answer.parkId, park);
+    if (park.run_id !== write.runId) {
+      throw new StoreError(`park ${answer.parkId} belongs to run ${park.run_id}, not to run ${write.runId}`);
+    }
+    const conflict = this.findConflict(write);
+    if (conflict !== undefined) throw new StoreError(`answering park ${answer.parkId} failed: ${conflict}`);
+    this.parks.set(park.id, {
+      ...park,
+      status: 'answered',
+      decision: JSON.stringify(answer.decision),
+      answered_by: answer.by,
+      answered_at: answer.at,
+    });
+    this.apply(write);
+  }
+
+  async getRun(runId: string): Promise<RunRow | undefined> {
+    this.checkUsable();
+    const row = this.runs.get(runId);
+    return row === undefined ? undefined : runRowFrom(row);
+  }
+
+  async listRuns(filter: RunFilter = {}): Promise<RunRow[]> {
+    this.checkUsable();
+    const limit = checkLimit(filter.limit);
+    const statuses: readonly string[] | undefined = typeof filter.status === 'string' ? [filter.status] : filter.status;
+    const rows = [...this.runs.values()].filter(
+      (row) =>
+        (statuses === undefined || statuses.includes(row.status)) &&
+        (filter.agent === undefined || row.agent === filter.agent) &&
+        (filter.principal === undefined || row.principal === filter.principal),
+    );
+    return rows.sort(compareRunsNewestFirst).slice(0, limit).map(runRowFrom);
+  }
+
+  async loadJournal(runId: string, afterSeq?: number): Promise<StoredRecord[]> {
+    this.checkUsable();
+    const entries = this.journals.get(runId) ?? [];
+    const start = afterSeq === undefined ? 0 : firstFrom(entries, afterSeq, false);
+    return entries.slice(start).map((entry) => storedRecordFrom(runId, entry));
+  }
+
+  async getPark(parkId: string): Promise<ParkRow | undefined> {
+    this.checkUsable();
+    const row = this.parks.get(parkId);
+    return row === undefined ? undefined : parkRowFrom(row);
+  }
+
+  async listParks(filter: ParkFilter = {}): Promise<ParkRow[]> {
+    this.checkUsable();
+    const limit = checkLimit(filter.limit);
+    const rows = [...this.parks.values()].filter(
+      (row) =>
+        (filter.status === undefined || row.status === filter.status) &&
+        (filter.runId === undefined || row.run_id === filter.runId) &&
+        (filter.principal === undefined || row.principal === filter.principal),
+    );
+    return rows.sort(compareParksOldestFirst).slice(0, limit).map(parkRowFrom);
+  }
+
+  /** Releases the store: later calls reject. Calling it again does nothing. */
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+
+  private checkUsable(): void {
+    if (this.closed) throw new StoreError('the memory store is closed');
+    if (this.failure !== undefined) {
+      throw new StoreError(`the memory store failed and must be replaced: ${this.failure.message}`, {
+        cause: this.failure,
+      });
+    }
+  }
+
+  /** What in `write` clashes with what is stored (or with itself), if anything. */
+  private findConflict(write: SerializedWrite): string | undefined {
+    const entries = this.journals.get(write.runId) ?? [];
+    const seqs = new Set<number>();
+    for (const { seq } of write.records) {
+      if (seqs.has(seq) || entries[firstFrom(entries, seq, true)]?.seq === seq) {
+        return `run ${write.runId} already has a journal record with seq ${seq}`;
+      }
+      seqs.add(seq);
+    }
+    const parkIds = new Set<string>();
+    for (const { id } of write.parks) {
+      if (parkIds.has(id) || this.parks.has(id)) return `a park with the id ${id} exists already`;
+      parkIds.add(id);
+    }
+    return undefined;
+  }
+
+  private apply(write: SerializedWrite): void {
+    const { runId } = write;
+    if (write.run !== undefined) this.runs.set(runId, write.run);
+    if (write.records.length > 0) {
+      let entries = this.journals.get(runId);
+      if (entries === undefined) {
+        entries = [];
+        this.journals.set(runId, entries);
+      }
+      for (const entry of write.records) {
+        const last = entries.at(-1);
+        if (last === undefined || last.seq < entry.seq) entries.push(entry);
+        else entries.splice(firstFrom(entries, entry.seq, true), 0, entry);
+      }
+    }
+    const principal = this.runs.get(runId)?.principal ?? null;
+    for (const park of write.parks) {
+      this.parks.set(park.id, {
+        ...park,
+        run_id: runId,
+        status: 'open',
+        principal,
+        decision: null,
+        answered_by: null,
+        answered_at: null,
+      });
+    }
+    for (const parkId of write.closeParks) {
+      const park = this.parks.get(parkId);
+      if (park?.run_id === runId && park.status === 'open') this.parks.set(parkId, { ...park, status: 'closed' });
+    }
+  }
+}
+
+/**
+ * A new, empty in-memory store.
+ *
+ * @example
+ * ```ts
+ * const store = memoryStore();
+ * await store.migrate();
+ * ```
+ */
+export function memoryStore(): MemoryStore {
+  return new MemoryStore();
+}

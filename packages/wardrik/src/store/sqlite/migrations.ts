@@ -1,0 +1,133 @@
+import type Database from 'better-sqlite3';
+import { StoreError } from '../../errors.js';
+
+/** One step of the SQLite schema. Versions start at 1 and go up by one; a released step never changes. */
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+/** Every SQLite migration, in order. */
+export const SQLITE_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'runs, journal and parks',
+    sql: `
+      CREATE TABLE runs (
+        id TEXT PRIMARY KEY,
+        agent TEXT NOT NULL,
+        principal TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('running', 'parked', 'completed', 'failed', 'cancelled')),
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        summary TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX runs_status ON runs (status);
+
+      CREATE TABLE journal (
+        run_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        record TEXT NOT NULL,
+        PRIMARY KEY (run_id, seq)
+      ) STRICT, WITHOUT ROWID;
+
+      CREATE TABLE parks (
+        id TEXT PRIMARY KEY,
+        run_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('open', 'answered', 'closed')),
+        principal TEXT,
+        created_at INTEGER NOT NULL,
+        park TEXT NOT NULL,
+        decision TEXT,
+        answered_by TEXT,
+        answered_at INTEGER
+      ) STRICT;
+      CREATE INDEX parks_status_created ON parks (status, created_at);
+      CREATE INDEX parks_run ON parks (run_id);
+    `,
+  },
+];
+
+/** The schema version this code writes. */
+export const SQLITE_SCHEMA_VERSION: number = SQLITE_MIGRATIONS.at(-1)?.version ?? 0;
+
+const CREATE_MIGRATIONS_TABLE = `
+  CREATE TABLE IF NOT EXISTS migrations (
+    version INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    applied_at INTEGER NOT NULL
+  ) STRICT
+`;
+
+function checkOrder(migrations: readonly Migration[]): void {
+  migrations.forEach((migration, index) => {
+    if (migration.version !== index + 1) {
+      throw new StoreError(`migration "${migration.name}" has version ${migration.version}, expected ${index + 1}`);
+    }
+  });
+}
+
+/**
+ * Brings the database's schema up to date. Each pending migration runs in its own immediate
+ * transaction, which also records it in the `migrations` table (version, name, applied_at), so a
+ * migration is either applied and recorded or neither. Running it again is a no-op, and two
+ * processes migrating the same file at once apply each step once. A database whose version is
+ * newer than this code knows is refused with a `StoreError` naming both versions.
+ *
+ * @returns the versions applied by this call (empty when the schema was up to date).
+ * @example
+ * ```ts
+ * import Database from 'better-sqlite3';
+ * const database = new Database('wardrik.db');
+ * migrateSqlite(database); // [1] the first time, [] afterwards
+ * ```
+ */
+export function migrateSqlite(
+  database: Database.Database,
+  migrations: readonly Migration[] = SQLITE_MIGRATIONS,
+  now: () => number = Date.now,
+): number[] {
+  checkOrder(migrations);
+  const known = migrations.length;
+  const step = database.transaction((): number | undefined => {
+    database.exec(CREATE_MIGRATIONS_TABLE);
+    const row = database.prepare('SELECT max(version) AS version FROM migrations').get() as {
+      version: number | null;
+    };
+    const current = row.version ?? 0;
+    if (current > known) {
+      throw new StoreError(
+        `the database ${database.name} has schema version ${current}, but this code knows versions up to ${known}: ` +
+          'upgrade Wardrik to open it',
+      );
+    }
+    const next = migrations[current];
+    if (next === undefined) return undefined;
+    try {
+      database.exec(next.sql);
+      database
+        .prepare('INSERT INTO migrations (version, name, applied_at) VALUES (?, ?, ?)')
+        .run(next.version, next.name, now());
+    } catch (cause) {
+      throw new StoreError(
+        `migrating ${database.name} failed at version ${next.version} (${next.name}): ${(cause as Error).message}`,
+        { cause },
+      );
+    }
+    return next.version;
+  });
+  const applied: number[] = [];
+  for (;;) {
+    let version: number | undefined;
+    try {
+      version = step.immediate();
+    } catch (cause) {
+      if (StoreError.isInstance(cause)) throw cause;
+      throw new StoreError(`migrating ${database.name} failed: ${(cause as Error).message}`, { cause });
+    }
+    if (version === undefined) return applied;
+    applied.push(version);
+  }
+}

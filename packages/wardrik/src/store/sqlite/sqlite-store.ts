@@ -1,0 +1,441 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { WardrikError } from '@wardrik/core';
+import Database from 'better-sqlite3';
+import { ParkNotFoundError, StoreError } from '../../errors.js';
+import type { StoredRecord } from '../../journal/records.js';
+import {
+  checkLimit,
+  type ParkColumns,
+  parkNotOpenError,
+  parkRowFrom,
+  type RecordColumns,
+  type RunColumns,
+  runRowFrom,
+  type SerializedWrite,
+  serializeWrite,
+  storedRecordFrom,
+} from '../columns.js';
+import type { ParkAnswerWrite, ParkFilter, ParkRow, RunFilter, RunRow, RunWrite, Store } from '../store.js';
+import { migrateSqlite } from './migrations.js';
+
+/** Options of {@link sqliteStore}. */
+export interface SqliteStoreOptions {
+  /**
+   * `full` (default): a commit is on disk when it returns, even across a power loss.
+   * `normal`: in WAL mode, commits survive a crash of the process but the last ones may be lost
+   * with the machine; much cheaper.
+   */
+  readonly synchronous?: 'full' | 'normal';
+  /** How long a non-durable write may wait for a flush, in ms. Default 20. */
+  readonly flushIntervalMs?: number;
+  /** Flush at once when more journal records than this are queued. Default 5000. */
+  readonly maxPendingRecords?: number;
+  /** How long to wait for another connection's write lock, in ms. Default 5000. */
+  readonly busyTimeoutMs?: number;
+}
+
+/** Counters for tests and benchmarks. */
+export interface SqliteStoreStats {
+  /** Write transactions committed: group flushes and park answers. */
+  readonly flushes: number;
+  /** Journal records committed. */
+  readonly recordsWritten: number;
+}
+
+type RunRecordColumns = Pick<RecordColumns, 'seq' | 'record'>;
+type ParkState = Pick<ParkColumns, 'status' | 'answered_at' | 'answered_by'>;
+
+interface Statements {
+  readonly insertRecord: Database.Statement<[string, number, string]>;
+  readonly upsertRun: Database.Statement<[string, string, string, string, number, number, string]>;
+  readonly insertPark: Database.Statement<[string, string, string, number, string, string]>;
+  readonly closePark: Database.Statement<[string, string]>;
+  readonly answerPark: Database.Statement<[string, string, number, string], { run_id: string }>;
+  readonly parkState: Database.Statement<[string], ParkState>;
+  readonly getRun: Database.Statement<[string], RunColumns>;
+  readonly getPark: Database.Statement<[string], ParkColumns>;
+  readonly loadJournal: Database.Statement<[string, number], RunRecordColumns>;
+  readonly flush: Database.Transaction<(writes: readonly SerializedWrite[]) => void>;
+  readonly answer: Database.Transaction<(answer: ParkAnswerWrite, decision: string, write: SerializedWrite) => void>;
+}
+
+/** The durable writes of the queue share one promise, settled when their flush commits or fails. */
+interface Batch {
+  readonly promise: Promise<void>;
+  readonly resolve: () => void;
+  readonly reject: (error: StoreError) => void;
+}
+
+function newBatch(): Batch {
+  let resolve!: () => void;
+  let reject!: (error: StoreError) => void;
+  const promise = new Promise<void>((resolvePromise, rejectPromise) => {
+    resolve = resolvePromise;
+    reject = rejectPromise;
+  });
+  return { promise, resolve, reject };
+}
+
+/**
+ * The embedded store: one SQLite file (WAL, `synchronous=FULL` by default) through better-sqlite3.
+ *
+ * better-sqlite3 is synchronous, so each commit blocks the event loop until it is on disk. The
+ * store therefore groups commits: writes are queued and flushed together in one transaction.
+ * A durable write resolves after the flush that contains it has committed; the flush runs on
+ * `setImmediate`, so the durable writes of every run made in the same event-loop turn share one
+ * transaction and one fsync. A non-durable write resolves at once and reaches disk with the next
+ * flush: a durable write's, a read's, a timer's (`flushIntervalMs`), or sooner when more than
+ * `maxPendingRecords` records wait. If a flush fails, everything it held is lost (non-durable
+ * writes included, which were already acknowledged), so the store fails: the durable writes of
+ * that flush and every later call reject with a `StoreError` carrying the cause. Reopen it, and
+ * recover the runs from what is on disk.
+ *
+ * @example
+ * ```ts
+ * const store = sqliteStore('data/wardrik.db');
+ * await store.migrate();
+ * const run: RunRow = {
+ *   id: 'r1', agent: 'support', principal: 'alice', status: 'running',
+ *   createdAt: Date.now(), updatedAt: Date.now(), measures: {}, labels: [],
+ * };
+ * // Many runs writing in the same event-loop turn share one commit.
+ * await store.write({ runId: 'r1', run, records: [] }, { durable: true });
+ * console.log(await store.getRun('r1'), store.stats()); // { flushes: 1, recordsWritten: 0 }
+ * await store.close();
+ * ```
+ */
+export class SqliteStore implements Store {
+  /** The file's path. */
+  readonly path: string;
+  private readonly database: Database.Database;
+  private readonly flushIntervalMs: number;
+  private readonly maxPendingRecords: number;
+  private statements: Statements | undefined;
+  private readonly listStatements = new Map<string, Database.Statement<unknown[], unknown>>();
+  private queue: SerializedWrite[] = [];
+  private queuedRecords = 0;
+  private batch: Batch | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private immediate: NodeJS.Immediate | undefined;
+  private failure: StoreError | undefined;
+  private closed = false;
+  private flushes = 0;
+  private recordsWritten = 0;
+
+  constructor(path: string, options: SqliteStoreOptions = {}) {
+    this.path = path;
+    this.flushIntervalMs = options.flushIntervalMs ?? 20;
+    this.maxPendingRecords = options.maxPendingRecords ?? 5000;
+    const synchronous = options.synchronous ?? 'full';
+    if (synchronous !== 'full' && synchronous !== 'normal') {
+      throw new StoreError(`synchronous must be 'full' or 'normal', got ${String(synchronous)}`);
+    }
+    const inMemory = path === ':memory:' || path === '';
+    let database: Database.Database | undefined;
+    try {
+      if (!inMemory) mkdirSync(dirname(path), { recursive: true });
+      database = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 });
+      const mode = database.pragma('journal_mode = WAL', { simple: true });
+      if (!inMemory && mode !== 'wal') throw new Error(`it stays in journal_mode ${String(mode)}, not WAL`);
+      database.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+    } catch (cause) {
+      database?.close();
+      throw new StoreError(`cannot open the SQLite database ${path}: ${(cause as Error).message}`, { cause });
+    }
+    this.database = database;
+  }
+
+  /** Creates or upgrades the schema. The other methods do it on first use, so calling it is optional. */
+  async migrate(): Promise<void> {
+    if (this.statements === undefined) this.ready();
+    else {
+      this.checkUsable();
+      migrateSqlite(this.database);
+    }
+  }
+
+  write(write: RunWrite, options: { durable: boolean }): Promise<void> {
+    let serialized: SerializedWrite;
+    try {
+      this.ready();
+      serialized = serializeWrite(write);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    this.queue.push(serialized);
+    this.queuedRecords += serialized.records.length;
+    if (options.durable) {
+      this.batch ??= newBatch();
+      this.immediate ??= setImmediate(() => this.flushInBackground());
+      return this.batch.promise;
+    }
+    if (this.queuedRecords > this.maxPendingRecords) {
+      try {
+        this.flushQueue();
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    } else if (this.timer === undefined && this.immediate === undefined) {
+      this.timer = setTimeout(() => this.flushInBackground(), this.flushIntervalMs);
+    }
+    return Promise.resolve();
+  }
+
+  async answerPark(answer: ParkAnswerWrite): Promise<void> {
+    const statements = this.ready();
+    const write = serializeWrite(answer.write);
+    const decision = JSON.stringify(answer.decision);
+    this.flushQueue();
+    try {
+      statements.answer.immediate(answer, decision, write);
+    } catch (cause) {
+      if (WardrikError.isInstance(cause)) throw cause;
+      throw new StoreError(`answering park ${answer.parkId} failed: ${(cause as Error).message}`, { cause });
+    }
+    this.flushes += 1;
+    this.recordsWritten += write.records.length;
+  }
+
+  async getRun(runId: string): Promise<RunRow | undefined> {
+    const row = this.readyToRead().getRun.get(runId);
+    return row === undefined ? undefined : runRowFrom(row);
+  }
+
+  async listRuns(filter: RunFilter = {}): Promise<RunRow[]> {
+    const limit = checkLimit(filter.limit);
+    this.readyToRead();
+    const conditions: string[] = [];
+    const parameters: unknown[] = [];
+    if (filter.status !== undefined) {
+      const statuses: readonly string[] = typeof filter.status === 'string' ? [filter.status] : filter.status;
+      if (statuses.length === 0) return [];
+      conditions.push(`status IN (${statuses.map(() => '?').join(', ')})`);
+      parameters.push(...statuses);
+    }
+    if (filter.agent !== undefined) {
+      conditions.push('agent = ?');
+      parameters.push(filter.agent);
+    }
+    if (filter.principal !== undefined) {
+      conditions.push('principal = ?');
+      parameters.push(filter.principal);
+    }
+    parameters.push(limit ?? -1);
+    const sql = `SELECT * FROM runs${where(conditions)} ORDER BY created_at DESC, id DESC LIMIT ?`;
+    return (this.listStatement(sql).all(...parameters) as RunColumns[]).map(runRowFrom);
+  }
+
+  async loadJournal(runId: string, afterSeq?: number): Promise<StoredRecord[]> {
+    const rows = this.readyToRead().loadJournal.all(runId, afterSeq ?? Number.MIN_SAFE_INTEGER);
+    return rows.map((row) => storedRecordFrom(runId, row));
+  }
+
+  async getPark(parkId: string): Promise<ParkRow | undefined> {
+    const row = this.readyToRead().getPark.get(parkId);
+    return row === undefined ? undefined : parkRowFrom(row);
+  }
+
+  async listParks(filter: ParkFilter = {}): Promise<ParkRow[]> {
+    const limit = checkLimit(filter.limit);
+    this.readyToRead();
+    const conditions: string[] = [];
+    const parameters: unknown[] = [];
+    if (filter.status !== undefined) {
+      conditions.push('status = ?');
+      parameters.push(filter.status);
+    }
+    if (filter.runId !== undefined) {
+      conditions.push('run_id = ?');
+      parameters.push(filter.runId);
+    }
+    if (filter.principal !== undefined) {
+      conditions.push('principal = ?');
+      parameters.push(filter.principal);
+    }
+    parameters.push(limit ?? -1);
+    const sql = `SELECT * FROM parks${where(conditions)} ORDER BY created_at, id LIMIT ?`;
+    return (this.listStatement(sql).all(...parameters) as ParkColumns[]).map(parkRowFrom);
+  }
+
+  /** Flushes what is queued, then closes the file. Calling it again does nothing. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    let failure: unknown;
+    try {
+      this.flushQueue();
+    } catch (error) {
+      failure = error;
+    }
+    this.closed = true;
+    this.cancelScheduledFlush();
+    this.database.close();
+    if (failure !== undefined) throw failure;
+  }
+
+  /** How many write transactions committed, and how many journal records they held. */
+  stats(): SqliteStoreStats {
+    return { flushes: this.flushes, recordsWritten: this.recordsWritten };
+  }
+
+  private checkUsable(): void {
+    if (this.closed) throw new StoreError(`the store ${this.path} is closed`);
+    if (this.failure !== undefined) {
+      throw new StoreError(`the store ${this.path} failed and must be reopened: ${this.failure.message}`, {
+        cause: this.failure,
+      });
+    }
+  }
+
+  /** Checks the store is usable, migrating and preparing the statements on first use. */
+  private ready(): Statements {
+    this.checkUsable();
+    if (this.statements === undefined) {
+      migrateSqlite(this.database);
+      this.statements = prepare(this.database);
+    }
+    return this.statements;
+  }
+
+  private readyToRead(): Statements {
+    const statements = this.ready();
+    this.flushQueue();
+    return statements;
+  }
+
+  private listStatement(sql: string): Database.Statement<unknown[], unknown> {
+    let statement = this.listStatements.get(sql);
+    if (statement === undefined) {
+      statement = this.database.prepare(sql);
+      this.listStatements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  private cancelScheduledFlush(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    if (this.immediate !== undefined) clearImmediate(this.immediate);
+    this.timer = undefined;
+    this.immediate = undefined;
+  }
+
+  /** For timers: a failure is kept in `this.failure` and reported by the next call. */
+  private flushInBackground(): void {
+    try {
+      this.flushQueue();
+    } catch {
+      // Kept in this.failure; the durable writes of the flush were rejected with it.
+    }
+  }
+
+  /** Writes the queue in one transaction. Throws (and fails the store) if it cannot. */
+  private flushQueue(): void {
+    this.cancelScheduledFlush();
+    if (this.queue.length === 0) return;
+    const writes = this.queue;
+    const records = this.queuedRecords;
+    const batch = this.batch;
+    this.queue = [];
+    this.queuedRecords = 0;
+    this.batch = undefined;
+    try {
+      // The queue is only filled once ready() has prepared the statements.
+      this.statements!.flush.immediate(writes);
+    } catch (cause) {
+      const error = new StoreError(
+        `writing ${writes.length} queued writes (${records} journal records) to ${this.path} failed, ` +
+          `so they are lost, including any already acknowledged as non-durable: ${(cause as Error).message}`,
+        { cause },
+      );
+      this.failure = error;
+      batch?.reject(error);
+      throw error;
+    }
+    this.flushes += 1;
+    this.recordsWritten += records;
+    batch?.resolve();
+  }
+}
+
+function where(conditions: readonly string[]): string {
+  return conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`;
+}
+
+function prepare(database: Database.Database): Statements {
+  const statements = {
+    insertRecord: database.prepare<[string, number, string]>(
+      'INSERT INTO journal (run_id, seq, record) VALUES (?, ?, ?)',
+    ),
+    upsertRun: database.prepare<[string, string, string, string, number, number, string]>(
+      `INSERT INTO runs (id, agent, principal, status, created_at, updated_at, summary) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET agent = excluded.agent, principal = excluded.principal,
+         status = excluded.status, created_at = excluded.created_at, updated_at = excluded.updated_at,
+         summary = excluded.summary`,
+    ),
+    insertPark: database.prepare<[string, string, string, number, string, string]>(
+      `INSERT INTO parks (id, run_id, kind, status, created_at, park, principal)
+       VALUES (?, ?, ?, 'open', ?, ?, (SELECT principal FROM runs WHERE id = ?))`,
+    ),
+    closePark: database.prepare<[string, string]>(
+      `UPDATE parks SET status = 'closed' WHERE id = ? AND run_id = ? AND status = 'open'`,
+    ),
+    answerPark: database.prepare<[string, string, number, string], { run_id: string }>(
+      `UPDATE parks SET status = 'answered', decision = ?, answered_by = ?, answered_at = ?
+       WHERE id = ? AND status = 'open' RETURNING run_id`,
+    ),
+    parkState: database.prepare<[string], ParkState>('SELECT status, answered_at, answered_by FROM parks WHERE id = ?'),
+    getRun: database.prepare<[string], RunColumns>('SELECT * FROM runs WHERE id = ?'),
+    getPark: database.prepare<[string], ParkColumns>('SELECT * FROM parks WHERE id = ?'),
+    loadJournal: database.prepare<[string, number], RunRecordColumns>(
+      'SELECT seq, record FROM journal WHERE run_id = ? AND seq > ? ORDER BY seq',
+    ),
+  };
+  const apply = (write: SerializedWrite): void => {
+    if (write.run !== undefined) {
+      const run = write.run;
+      statements.upsertRun.run(
+        run.id,
+        run.agent,
+        run.principal,
+        run.status,
+        run.created_at,
+        run.updated_at,
+        run.summary,
+      );
+    }
+    for (const record of write.records) statements.insertRecord.run(write.runId, record.seq, record.record);
+    for (const park of write.parks) {
+      statements.insertPark.run(park.id, write.runId, park.kind, park.created_at, park.park, write.runId);
+    }
+    for (const parkId of write.closeParks) statements.closePark.run(parkId, write.runId);
+  };
+  const flush = database.transaction((writes: readonly SerializedWrite[]) => {
+    for (const write of writes) apply(write);
+  });
+  const answer = database.transaction((answer: ParkAnswerWrite, decision: string, write: SerializedWrite) => {
+    const answered = statements.answerPark.get(decision, answer.by, answer.at, answer.parkId);
+    if (answered === undefined) {
+      const state = statements.parkState.get(answer.parkId);
+      if (state === undefined) throw new ParkNotFoundError(`no park has the id ${answer.parkId}`);
+      throw parkNotOpenError(answer.parkId, state);
+    }
+    if (answered.run_id !== write.runId) {
+      throw new StoreError(`park ${answer.parkId} belongs to run ${answered.run_id}, not to run ${write.runId}`);
+    }
+    apply(write);
+  });
+  return { ...statements, flush, answer };
+}
+
+/**
+ * Opens (creating it and its directory if missing) the SQLite store at `path`.
+ *
+ * @example
+ * ```ts
+ * const store = sqliteStore('data/wardrik.db', { synchronous: 'normal' });
+ * await store.migrate();
+ * ```
+ */
+export function sqliteStore(path: string, options?: SqliteStoreOptions): SqliteStore {
+  return new SqliteStore(path, options);
+}
