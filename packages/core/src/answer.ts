@@ -1,5 +1,5 @@
-import { type Label, mergeLabels } from './labels.js';
-import type { Measures } from './measures.js';
+import { checkLabel, type Label, mergeLabels } from './labels.js';
+import { checkMeasure, type Measures } from './measures.js';
 
 const answerBrand = Symbol.for('wardrik.answer');
 
@@ -52,6 +52,14 @@ export interface ReportOptions {
   readonly measures?: Measures;
 }
 
+/** The measures and labels an answer carries, checked: one NaN cost would poison every sum it joins. */
+function report(options: ReportOptions): Reported {
+  const measures: Measures = { ...options.measures };
+  for (const unit in measures) checkMeasure(unit, measures[unit]);
+  if (options.labels) for (const label of options.labels) checkLabel(label);
+  return { measures, labels: mergeLabels(options.labels) };
+}
+
 function brand<T extends Answer>(answer: T): T {
   Object.defineProperty(answer, answerBrand, { value: true, enumerable: false });
   return answer;
@@ -69,8 +77,7 @@ export function ok(value: unknown, options: ReportOptions = {}): OkAnswer {
   return brand({
     type: 'ok',
     value,
-    measures: { ...options.measures },
-    labels: mergeLabels(options.labels),
+    ...report(options),
   });
 }
 
@@ -89,8 +96,7 @@ export function error(
   return brand({
     type: 'error',
     reason: describeReason(reason),
-    measures: { ...options.measures },
-    labels: mergeLabels(options.labels),
+    ...report(options),
     ...(options.issues ? { issues: options.issues } : {}),
     ...(options.code ? { code: options.code } : {}),
   });
@@ -108,8 +114,7 @@ export function park(reason: unknown, options: ReportOptions & { readonly detail
   const answer: ParkAnswer = {
     type: 'park',
     reason: describeReason(reason),
-    measures: { ...options.measures },
-    labels: mergeLabels(options.labels),
+    ...report(options),
   };
   return brand(options.details === undefined ? answer : { ...answer, details: options.details });
 }

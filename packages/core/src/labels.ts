@@ -12,3 +12,10 @@ export function mergeLabels(...lists: ReadonlyArray<readonly Label[] | undefined
   }
   return [...all].sort();
 }
+
+/** Throws unless `label` is a non-empty string. */
+export function checkLabel(label: unknown): void {
+  if (typeof label !== 'string' || label.length === 0) {
+    throw new TypeError(`label must be a non-empty string, got ${JSON.stringify(label)}`);
+  }
+}
