@@ -67,18 +67,22 @@ function compileJson(jsonSchema: JsonSchema, form: 'shorthand' | 'json-schema'):
 /** Rejects a shorthand default that its own field would refuse. */
 function checkDefaults(schema: JsonSchema, where: string): void {
   const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
-  for (const [name, field] of Object.entries(properties)) {
-    const at = `${where}.${name}`;
-    if ('default' in field) {
-      const { default: fallback, ...rest } = field;
-      const check = compileJsonSchema(rest);
-      if (!check(clonePlain(fallback))) {
-        const problems = issuesFromAjv(check.errors ?? [], fallback).map((issue) => issue.message);
-        throw new ToolDefinitionError(`${at}.default: does not match its own type (${problems.join('; ')})`);
-      }
+  for (const [name, field] of Object.entries(properties)) checkDefault(field, `${where}.${name}`);
+}
+
+/** Checks a field's default, then those of its fields and of its items (lists and maps). */
+function checkDefault(field: JsonSchema, at: string): void {
+  if ('default' in field) {
+    const { default: fallback, ...rest } = field;
+    const check = compileJsonSchema(rest);
+    if (!check(clonePlain(fallback))) {
+      const problems = issuesFromAjv(check.errors ?? [], fallback).map((issue) => issue.message);
+      throw new ToolDefinitionError(`${at}.default: does not match its own type (${problems.join('; ')})`);
     }
-    if (field.type === 'object' && field.properties) checkDefaults(field, `${at}.fields`);
   }
+  if (field.type === 'object' && field.properties) checkDefaults(field, `${at}.fields`);
+  const items = field.items ?? field.additionalProperties;
+  if (typeof items === 'object' && items !== null) checkDefault(items as JsonSchema, `${at}.of`);
 }
 
 /** A deep copy of plain JSON data (objects and arrays); other values are kept as they are. */
@@ -86,7 +90,13 @@ function clonePlain(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(clonePlain);
   if (typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype) {
     const copy: Record<string, unknown> = {};
-    for (const key in value) copy[key] = clonePlain((value as Record<string, unknown>)[key]);
+    for (const key in value) {
+      const item = clonePlain((value as Record<string, unknown>)[key]);
+      // A `__proto__` key (JSON.parse makes it an own field) must stay a field, not become the prototype.
+      if (key === '__proto__')
+        Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
+      else copy[key] = item;
+    }
     return copy;
   }
   return value;
