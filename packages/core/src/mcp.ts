@@ -148,9 +148,10 @@ export function answerToMcpResult(answer: Answer): McpCallToolResult {
   switch (answer.type) {
     case 'ok': {
       const value = answer.value;
-      const text = typeof value === 'string' ? value : JSON.stringify(value ?? null);
-      const structured = isPlainObject(value) ? { structuredContent: value } : {};
-      return { content: [{ type: 'text', text }], ...structured, ...withMeta };
+      if (typeof value === 'string') return { content: [{ type: 'text', text: value }], ...withMeta };
+      const json = toJson(value);
+      const structured = json !== undefined && isPlainObject(value) ? { structuredContent: value } : {};
+      return { content: [{ type: 'text', text: json ?? toText(value) }], ...structured, ...withMeta };
     }
     case 'error':
       return { content: [{ type: 'text', text: answer.reason }], isError: true, ...withMeta };
@@ -197,6 +198,24 @@ export function mcpResultToAnswer(result: unknown): Answer {
   if (isPlainObject(structuredContent)) return ok(structuredContent, report);
   if (content.length === 1 && text && content[0]?.type === 'text') return ok(text, report);
   return ok(content, report);
+}
+
+/** The JSON text of a value, or undefined if JSON cannot hold it (bigints, cycles, functions). */
+function toJson(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value ?? null);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Readable text for a value JSON cannot hold: bigints as digits, anything else as `String(value)`. */
+function toText(value: unknown): string {
+  try {
+    return JSON.stringify(value, (_key, item) => (typeof item === 'bigint' ? item.toString() : item)) ?? String(value);
+  } catch {
+    return String(value);
+  }
 }
 
 function readLabels(value: unknown): Label[] {
