@@ -11,9 +11,27 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 const ajv = new Ajv2020({ allErrors: true, useDefaults: true, strict: false, verbose: true, addUsedSchema: false });
 addFormats(ajv);
 
-/** Compiles a JSON Schema. Throws Ajv's error if the schema itself is invalid. */
+/**
+ * Validators by the JSON text of their schema. Ajv keeps everything it compiles for as long as it
+ * lives, even after `removeSchema`; sharing one validator per distinct schema bounds that by the
+ * schemas there are, not by how often tools are built (a worker offers its tools again and again).
+ */
+const compiled = new Map<string, ValidateFunction>();
+
+/** Compiles a JSON Schema, or reuses the validator of an identical one. Throws Ajv's error if the schema is invalid. */
 export function compileJsonSchema(schema: JsonSchema): ValidateFunction {
-  return ajv.compile(schema as object);
+  let key: string | undefined;
+  try {
+    key = JSON.stringify(schema);
+  } catch {
+    return ajv.compile(schema as object);
+  }
+  let validate = compiled.get(key);
+  if (!validate) {
+    validate = ajv.compile(schema as object);
+    compiled.set(key, validate);
+  }
+  return validate;
 }
 
 /** Ajv's errors as issues naming the field and what was expected. */
