@@ -1,0 +1,33 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Agent, createWardrik, sqliteStore, type Wardrik, type WardrikOptions } from '../src/index.js';
+
+/** A fresh SQLite file path in a new temp dir. */
+export function tempDbPath(): string {
+  return join(mkdtempSync(join(tmpdir(), 'wardrik-test-')), 'wardrik.db');
+}
+
+/** A runtime on a real SQLite file, with quick retries for tests. */
+export async function openWardrik(
+  path: string,
+  agents: readonly Agent[],
+  options: Partial<WardrikOptions> = {},
+): Promise<Wardrik> {
+  return createWardrik({
+    store: sqliteStore(path),
+    agents,
+    toolRetry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 5 },
+    modelRetry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 5 },
+    ...options,
+  });
+}
+
+/** Resolves when `check` is true, polling. */
+export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
