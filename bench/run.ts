@@ -1,0 +1,18 @@
+// Runs every benchmark, or those whose name contains the filter given.
+// Run: npm run bench [-- filter]   (or: node --conditions=@wardrik/source --import tsx bench/run.ts [filter])
+
+/** Each benchmark module exports `main()`. */
+const benches: Record<string, () => Promise<{ main: () => Promise<unknown> }>> = {
+  'core-call': () => import('./core-call.ts'),
+};
+
+const filter = process.argv[2];
+const selected = Object.keys(benches).filter((name) => !filter || name.includes(filter));
+if (selected.length === 0) {
+  console.error(`no benchmark matches ${JSON.stringify(filter)}; there are: ${Object.keys(benches).join(', ')}`);
+  process.exit(1);
+}
+for (const name of selected) {
+  const bench = await benches[name]?.();
+  await bench?.main();
+}
