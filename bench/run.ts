@@ -4,6 +4,7 @@
 /** Each benchmark module exports `main()`. */
 const benches: Record<string, () => Promise<{ main: () => Promise<unknown> }>> = {
   'core-call': () => import('./core-call.ts'),
+  runs: () => import('./runs.ts'),
 };
 
 const filter = process.argv[2];

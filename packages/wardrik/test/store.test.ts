@@ -351,6 +351,7 @@ describe('SqliteStore', () => {
       .sort();
     expect(tables).toEqual([
       'journal',
+      'journal_run_seq',
       'migrations',
       'parks',
       'parks_run',
@@ -486,7 +487,7 @@ describe('SqliteStore', () => {
     expect((failure as Error).message).toMatch(
       /writing 3 queued writes \(3 journal records\) .* failed, so they are lost/,
     );
-    expect((failure as Error & { cause: { code: string } }).cause.code).toBe('SQLITE_CONSTRAINT_PRIMARYKEY');
+    expect((failure as Error & { cause: { code: string } }).cause.code).toBe('SQLITE_CONSTRAINT_UNIQUE');
     expect(disk.journalCount()).toBe(0);
     await expect(store.write({ runId: 'c', records: [] }, { durable: false })).rejects.toThrow(
       /failed and must be reopened/,

@@ -20,6 +20,9 @@ import { EventHub, type RunEvent, type RunEventListener, recordEvent } from './e
 import { checkDecision } from './park-decision.js';
 import { type DriverDeps, RunDriver } from './run-driver.js';
 
+/** How many interrupted runs recovery loads before it starts driving them. */
+const RECOVERY_BATCH = 1_000;
+
 /** How to set up the runtime. */
 export interface WardrikOptions {
   /** Where runs live. `sqliteStore('./.wardrik/wardrik.db')` for one node. */
@@ -326,13 +329,20 @@ export class Wardrik {
   async recover(): Promise<{ resumed: number }> {
     const rows = await this.store.listRuns({ status: 'running' });
     let resumed = 0;
-    for (const row of rows) {
-      if (this.#drivers.has(row.id) || this.#locks.has(row.id)) continue;
-      if (!this.#agents.has(row.agent)) continue;
-      const driver = await this.#load(row.id);
-      if (driver.ended || driver.state.openParks > 0) continue;
-      this.#drive(driver);
-      resumed += 1;
+    // Load a batch before driving it: reads flush pending writes, so loading while the runs
+    // already recovered are writing would cost a commit per run.
+    for (let from = 0; from < rows.length; from += RECOVERY_BATCH) {
+      const loaded: RunDriver[] = [];
+      for (const row of rows.slice(from, from + RECOVERY_BATCH)) {
+        if (this.#drivers.has(row.id) || this.#locks.has(row.id) || !this.#agents.has(row.agent)) continue;
+        const driver = await this.#load(row.id, row);
+        if (!driver.ended && driver.state.openParks === 0) loaded.push(driver);
+      }
+      for (const driver of loaded) {
+        if (this.#drivers.has(driver.runId)) continue;
+        this.#drive(driver);
+        resumed += 1;
+      }
     }
     return { resumed };
   }
@@ -372,10 +382,10 @@ export class Wardrik {
    * The run's driver: the one driving it in memory, or one rebuilt from the journal (which is
    * kept in memory only if it is then driven).
    */
-  async #load(runId: string): Promise<RunDriver> {
+  async #load(runId: string, known?: RunRow): Promise<RunDriver> {
     const active = this.#drivers.get(runId);
     if (active) return active;
-    const row = await this.store.getRun(runId);
+    const row = known ?? (await this.store.getRun(runId));
     if (!row) throw new RunNotFoundError(`no run ${JSON.stringify(runId)}`);
     const journal = checkJournal(runId, await this.store.loadJournal(runId));
     return this.#drivers.get(runId) ?? new RunDriver(this.#agent(row.agent), rebuildState(runId, journal), this.#deps);
