@@ -258,6 +258,13 @@ export class Wardrik {
     return { ...row, journal: await this.store.loadJournal(runId) };
   }
 
+  /** A run's summary row, without its journal. */
+  async getRunSummary(runId: string): Promise<RunRow> {
+    const row = await this.store.getRun(runId);
+    if (!row) throw new RunNotFoundError(`no run ${JSON.stringify(runId)}`);
+    return row;
+  }
+
   listRuns(filter?: RunFilter): Promise<RunRow[]> {
     return this.store.listRuns(filter);
   }
