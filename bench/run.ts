@@ -5,6 +5,7 @@
 const benches: Record<string, () => Promise<{ main: () => Promise<unknown> }>> = {
   'core-call': () => import('./core-call.ts'),
   runs: () => import('./runs.ts'),
+  http: () => import('./http.ts'),
 };
 
 const filter = process.argv[2];

@@ -1,0 +1,320 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { streamSSE } from 'hono/streaming';
+import type { AuthService } from '../auth/auth-service.js';
+import { can } from '../auth/permissions.js';
+import type { Action, Principal, Resource } from '../auth/types.js';
+import type { Wardrik } from '../runtime/wardrik.js';
+import type { RunRow } from '../store/store.js';
+import { openApiDocument } from './openapi.js';
+import { ApiProblem, problemResponse, send } from './problem.js';
+import type { Route } from './routes.js';
+import {
+  AnswerParkBody,
+  CancelRunBody,
+  CreateTokenBody,
+  ListParksQuery,
+  ListRunsQuery,
+  StartRunBody,
+} from './schemas.js';
+import { readBody, readQuery } from './validate.js';
+
+/** How to build the API. */
+export interface AppOptions {
+  readonly wardrik: Wardrik;
+  readonly auth: AuthService;
+  /** Largest request body accepted, in bytes. Default 1 MiB. */
+  readonly bodyLimitBytes?: number;
+  /** Comment lines sent on idle event streams, in ms. Default 15 s. */
+  readonly heartbeatMs?: number;
+}
+
+type Env = { Variables: { principal: Principal } };
+
+/**
+ * The HTTP API under `/v1`, as a Hono app (serve it with `startServer`, or mount it anywhere).
+ *
+ * @example
+ * ```ts
+ * const app = createApp({ wardrik, auth: new AuthService(wardrik.store) })
+ * const response = await app.request('/v1/health')
+ * ```
+ */
+export function createApp(options: AppOptions): Hono<Env> {
+  const { wardrik, auth } = options;
+  const limit = options.bodyLimitBytes ?? 1024 * 1024;
+  const heartbeatMs = options.heartbeatMs ?? 15_000;
+  const app = new Hono<Env>();
+
+  app.onError((thrown, c) => problemResponse(c, thrown));
+  app.notFound((c) => send(c, 404, 'not_found', 'Not found', `no route ${c.req.method} ${c.req.path}`));
+  app.use(
+    '/v1/*',
+    bodyLimit({
+      maxSize: limit,
+      onError: (c) => send(c, 413, 'body_too_large', 'Body too large', `the body is over the limit of ${limit} bytes`),
+    }),
+  );
+
+  const allow = (principal: Principal, action: Action, resource?: Resource) => {
+    const decision = can(principal, action, resource);
+    if (!decision.allowed) throw new ApiProblem(403, 'forbidden', 'Forbidden', decision.reason);
+  };
+  const readableRun = async (principal: Principal, runId: string, action: Action = 'run.read'): Promise<RunRow> => {
+    const run = await wardrik.getRunSummary(runId);
+    allow(principal, action, { agent: run.agent, runPrincipal: run.principal });
+    return run;
+  };
+  const visible = (principal: Principal, run: { agent: string; principal: string }, action: Action) =>
+    can(principal, action, { agent: run.agent, runPrincipal: run.principal }).allowed;
+
+  const routes: Route[] = [
+    {
+      method: 'get',
+      path: '/v1/health',
+      summary: 'Health',
+      authenticated: false,
+      success: { status: 200, description: 'The server is up.' },
+      handle: ({ c }) => c.json({ status: 'ok' }),
+    },
+    {
+      method: 'get',
+      path: '/v1/openapi.json',
+      summary: 'This document',
+      authenticated: false,
+      success: { status: 200, description: 'The OpenAPI document.' },
+      handle: ({ c }) => c.json(document),
+    },
+    {
+      method: 'get',
+      path: '/v1/agents',
+      summary: 'List the agents you may use',
+      authenticated: true,
+      success: { status: 200, description: 'Agents.' },
+      handle: ({ c, principal }) => {
+        allow(principal, 'agents.list');
+        const agents = wardrik
+          .agents()
+          .filter((agent) => can(principal, 'agents.list', { agent: agent.name }).allowed)
+          .map((agent) => ({
+            name: agent.name,
+            description: agent.description,
+            tools: agent.toolDefinitions.map((tool) => tool.name),
+            budget: agent.budget,
+            maxSteps: agent.maxSteps,
+          }));
+        return c.json({ agents });
+      },
+    },
+    {
+      method: 'post',
+      path: '/v1/runs',
+      summary: 'Start a run (with wait: true, answer once it ends or parks)',
+      authenticated: true,
+      body: StartRunBody,
+      success: { status: 201, description: 'The run was started (or, with wait, has ended or parked).' },
+      handle: async ({ c, principal }) => {
+        const body = await readBody(c, StartRunBody);
+        allow(principal, 'run.start', { agent: body.agent });
+        const { runId } = await wardrik.start(body.agent, body.input, {
+          principal: principal.id,
+          ...(body.budget ? { budget: body.budget } : {}),
+        });
+        c.header('location', `/v1/runs/${runId}`);
+        if (!body.wait) return c.json({ runId, status: 'running' }, 201);
+        return c.json(await wardrik.wait(runId), 201);
+      },
+    },
+    {
+      method: 'get',
+      path: '/v1/runs',
+      summary: 'List runs you may read',
+      authenticated: true,
+      query: ListRunsQuery,
+      success: { status: 200, description: 'Runs, newest first.' },
+      handle: async ({ c, principal }) => {
+        const query = readQuery(c, ListRunsQuery);
+        allow(principal, 'run.read');
+        const own = principal.role === 'user' ? { principal: principal.id } : {};
+        const runs = await wardrik.listRuns({ ...query, ...own });
+        return c.json({ runs: runs.filter((run) => visible(principal, run, 'run.read')) });
+      },
+    },
+    {
+      method: 'get',
+      path: '/v1/runs/:id',
+      summary: 'A run with its journal, measures and labels',
+      authenticated: true,
+      success: { status: 200, description: 'The run.' },
+      handle: async ({ c, principal }) => {
+        await readableRun(principal, c.req.param('id') ?? '');
+        return c.json(await wardrik.getRun(c.req.param('id') ?? ''));
+      },
+    },
+    {
+      method: 'get',
+      path: '/v1/runs/:id/events',
+      summary: "Follow a run's events live (Server-Sent Events; resume with Last-Event-ID)",
+      authenticated: true,
+      success: { status: 200, description: 'text/event-stream of run events; the id is the seq.', stream: true },
+      handle: async ({ c, principal }) => {
+        const runId = c.req.param('id') ?? '';
+        await readableRun(principal, runId);
+        const after = Number(c.req.header('last-event-id') ?? c.req.query('after') ?? 0);
+        if (!Number.isInteger(after) || after < 0) {
+          throw new ApiProblem(400, 'invalid_request', 'Invalid request', 'Last-Event-ID: expected a seq number');
+        }
+        return streamSSE(c, async (stream) => {
+          const abort = new AbortController();
+          stream.onAbort(() => abort.abort());
+          const heartbeat = setInterval(() => {
+            stream.write(': keep-alive\n\n').catch(() => abort.abort());
+          }, heartbeatMs);
+          try {
+            for await (const event of wardrik.follow(runId, { afterSeq: after, signal: abort.signal })) {
+              if (event.type === 'text-delta') {
+                await stream.writeSSE({ event: 'text-delta', data: JSON.stringify(event) });
+              } else {
+                await stream.writeSSE({ id: String(event.seq), event: event.type, data: JSON.stringify(event) });
+              }
+            }
+          } finally {
+            clearInterval(heartbeat);
+          }
+        });
+      },
+    },
+    {
+      method: 'post',
+      path: '/v1/runs/:id/cancel',
+      summary: 'Cancel a run',
+      authenticated: true,
+      body: CancelRunBody,
+      success: { status: 200, description: 'The run as it ended.' },
+      handle: async ({ c, principal }) => {
+        const runId = c.req.param('id') ?? '';
+        const body = await readBody(c, CancelRunBody);
+        await readableRun(principal, runId, 'run.cancel');
+        return c.json(await wardrik.cancel(runId, body.reason ?? `cancelled by ${principal.name}`));
+      },
+    },
+    {
+      method: 'get',
+      path: '/v1/parks',
+      summary: 'List parks you may read',
+      authenticated: true,
+      query: ListParksQuery,
+      success: { status: 200, description: 'Parks, oldest first.' },
+      handle: async ({ c, principal }) => {
+        const query = readQuery(c, ListParksQuery);
+        allow(principal, 'park.read');
+        const own = principal.role === 'user' ? { principal: principal.id } : {};
+        const parks = await wardrik.listParks({ ...query, ...own });
+        const runs = new Map<string, RunRow | undefined>();
+        const shown = [];
+        for (const park of parks) {
+          if (!runs.has(park.runId))
+            runs.set(park.runId, await wardrik.getRunSummary(park.runId).catch(() => undefined));
+          const run = runs.get(park.runId);
+          if (run && visible(principal, run, 'park.read')) shown.push(park);
+        }
+        return c.json({ parks: shown });
+      },
+    },
+    {
+      method: 'get',
+      path: '/v1/parks/:id',
+      summary: 'A park: the call it holds, the run’s labels, why it waits',
+      authenticated: true,
+      success: { status: 200, description: 'The park.' },
+      handle: async ({ c, principal }) => {
+        const park = await wardrik.getPark(c.req.param('id') ?? '');
+        await readableRun(principal, park.runId, 'park.read');
+        return c.json(park);
+      },
+    },
+    {
+      method: 'post',
+      path: '/v1/parks/:id/answer',
+      summary: 'Answer a park (bound to the call by its callHash)',
+      authenticated: true,
+      body: AnswerParkBody,
+      success: { status: 200, description: 'The answer is on disk; the run resumes.' },
+      handle: async ({ c, principal }) => {
+        const parkId = c.req.param('id') ?? '';
+        const body = await readBody(c, AnswerParkBody);
+        const park = await wardrik.getPark(parkId);
+        await readableRun(principal, park.runId, 'park.answer');
+        await wardrik.answerPark(parkId, body.decision, { callHash: body.callHash, by: principal.name });
+        return c.json(await wardrik.getPark(parkId));
+      },
+    },
+    {
+      method: 'post',
+      path: '/v1/tokens',
+      summary: 'Create a token (and its principal if new); the token is shown only here',
+      authenticated: true,
+      body: CreateTokenBody,
+      success: { status: 201, description: 'The token, shown once.' },
+      handle: async ({ c, principal }) => {
+        allow(principal, 'tokens.manage');
+        const body = await readBody(c, CreateTokenBody);
+        const existing = (await auth.listPrincipals()).find((each) => each.name === body.name);
+        let target = existing;
+        if (!target) {
+          if (!body.role)
+            throw new ApiProblem(400, 'invalid_request', 'Invalid request', 'body.role: required for a new principal');
+          target = await auth.createPrincipal({
+            name: body.name,
+            role: body.role,
+            kind: body.kind ?? (body.role === 'worker' ? 'worker' : 'user'),
+            agents: body.agents ?? ['*'],
+          });
+        }
+        const issued = await auth.issueToken(target.id);
+        return c.json({ token: issued.token, tokenId: issued.info.id, principal: target }, 201);
+      },
+    },
+    {
+      method: 'get',
+      path: '/v1/tokens',
+      summary: 'List tokens (never their secrets)',
+      authenticated: true,
+      success: { status: 200, description: 'Tokens and principals.' },
+      handle: async ({ c, principal }) => {
+        allow(principal, 'tokens.manage');
+        return c.json({ tokens: await auth.listTokens(), principals: await auth.listPrincipals() });
+      },
+    },
+    {
+      method: 'delete',
+      path: '/v1/tokens/:id',
+      summary: 'Revoke a token',
+      authenticated: true,
+      success: { status: 204, description: 'Revoked.' },
+      handle: async ({ c, principal }) => {
+        allow(principal, 'tokens.manage');
+        await auth.revokeToken(c.req.param('id') ?? '');
+        return c.body(null, 204);
+      },
+    },
+  ];
+
+  const document = openApiDocument(routes);
+
+  for (const route of routes) {
+    app.on(route.method.toUpperCase(), route.path, async (c) => {
+      let principal = undefined as unknown as Principal;
+      if (route.authenticated) {
+        const outcome = await auth.authenticate(c.req.header('authorization'));
+        if (!outcome.ok) {
+          c.header('www-authenticate', 'Bearer');
+          return send(c, 401, 'unauthorized', 'Unauthorized', outcome.reason);
+        }
+        principal = outcome.principal;
+      }
+      return route.handle({ c, principal });
+    });
+  }
+  return app;
+}

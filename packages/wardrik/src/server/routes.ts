@@ -1,0 +1,24 @@
+import type { Context } from 'hono';
+import type { z } from 'zod';
+import type { Principal } from '../auth/types.js';
+
+/** What a handler gets: the request context and who made it (undefined on public routes). */
+export interface RouteContext {
+  readonly c: Context;
+  readonly principal: Principal;
+}
+
+/** One API route: its shape is used both to check requests and to write the OpenAPI document. */
+export interface Route {
+  readonly method: 'get' | 'post' | 'delete';
+  /** Hono path, e.g. `/v1/runs/:id`. */
+  readonly path: string;
+  readonly summary: string;
+  /** Whether it needs a bearer token. */
+  readonly authenticated: boolean;
+  readonly body?: z.ZodType;
+  readonly query?: z.ZodType;
+  /** The success status and what it returns, for the document. */
+  readonly success: { readonly status: number; readonly description: string; readonly stream?: boolean };
+  readonly handle: (context: RouteContext) => Promise<Response> | Response;
+}

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+
+/** Budget limits, each a positive number. */
+export const BudgetSchema = z
+  .object({
+    usd: z.number().positive().optional(),
+    tokens: z.number().positive().optional(),
+    steps: z.number().int().positive().optional(),
+  })
+  .strict();
+
+/** POST /v1/runs */
+export const StartRunBody = z
+  .object({
+    agent: z.string().min(1).describe('The agent to run.'),
+    input: z.string().trim().min(1).describe('The message for the agent.'),
+    wait: z.boolean().optional().describe('Answer only once the run ends or parks.'),
+    budget: BudgetSchema.optional().describe("Limits for this run, replacing the agent's where given."),
+  })
+  .strict();
+
+/** A person's decision on a park. */
+export const DecisionSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('answer'), value: z.unknown() }).strict(),
+  z.object({ type: z.literal('retry'), note: z.string().optional() }).strict(),
+  z.object({ type: z.literal('fail'), reason: z.string().optional() }).strict(),
+  z.object({ type: z.literal('raise-budget'), budget: BudgetSchema }).strict(),
+  z.object({ type: z.literal('stop'), reason: z.string().optional() }).strict(),
+]);
+
+/** POST /v1/parks/{id}/answer */
+export const AnswerParkBody = z
+  .object({
+    decision: DecisionSchema,
+    callHash: z.string().min(1).describe('The park.callHash you were shown: binds the answer to that exact call.'),
+  })
+  .strict();
+
+/** POST /v1/runs/{id}/cancel */
+export const CancelRunBody = z.object({ reason: z.string().min(1).optional() }).strict();
+
+/** POST /v1/tokens */
+export const CreateTokenBody = z
+  .object({
+    name: z.string().min(1).describe('The principal: an existing one gets a new token; a new name creates it.'),
+    role: z.enum(['admin', 'operator', 'user', 'worker']).optional().describe('Required for a new principal.'),
+    kind: z.enum(['user', 'service', 'worker']).optional(),
+    agents: z.array(z.string().min(1)).min(1).optional().describe("The agents it may use; ['*'] for all."),
+  })
+  .strict();
+
+/** GET /v1/runs */
+export const ListRunsQuery = z
+  .object({
+    status: z.enum(['running', 'parked', 'completed', 'failed', 'cancelled']).optional(),
+    agent: z.string().optional(),
+    limit: z.coerce.number().int().min(1).max(1000).optional(),
+  })
+  .strict();
+
+/** GET /v1/parks */
+export const ListParksQuery = z
+  .object({
+    status: z.enum(['open', 'answered', 'closed']).optional(),
+    runId: z.string().optional(),
+    limit: z.coerce.number().int().min(1).max(1000).optional(),
+  })
+  .strict();
