@@ -30,6 +30,10 @@ export class RunEndedError extends family('run_ended') {}
 export class AgentDefinitionError extends family('agent_definition') {}
 /** Bad input to a runtime method (e.g. an empty message). */
 export class InvalidInputError extends family('invalid_input') {}
+/** No principal has that id. */
+export class PrincipalNotFoundError extends family('principal_not_found') {}
+/** No token has that id. */
+export class TokenNotFoundError extends family('token_not_found') {}
 /** The store failed or is misconfigured. */
 export class StoreError extends family('store') {}
 

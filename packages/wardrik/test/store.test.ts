@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { InvalidInputError, ParkAlreadyAnsweredError, ParkNotFoundError, StoreError } from '../src/errors.js';
+import type { Principal, TokenInfo } from '../src/auth/types.js';
+import {
+  InvalidInputError,
+  ParkAlreadyAnsweredError,
+  ParkNotFoundError,
+  PrincipalNotFoundError,
+  StoreError,
+} from '../src/errors.js';
 import type { Park, StoredRecord } from '../src/journal/records.js';
 import { memoryStore } from '../src/store/memory-store.js';
 import { migrateSqlite, SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION } from '../src/store/sqlite/migrations.js';
@@ -310,6 +317,131 @@ describe.each(factories)('$name: shared behaviour', ({ open }) => {
   });
 });
 
+function principal(id: string, overrides: Partial<Principal> = {}): Principal {
+  return { id, name: `name-${id}`, kind: 'user', role: 'user', agents: ['support'], createdAt: 1_000, ...overrides };
+}
+
+function token(id: string, principalId: string, overrides: Partial<TokenInfo> = {}): TokenInfo & { hash: string } {
+  return { id, principalId, createdAt: 2_000, hash: `hash-${id}`, ...overrides };
+}
+
+describe.each(factories)('$name: principals and tokens', ({ open }) => {
+  let store: Store;
+  beforeEach(async () => {
+    store = open();
+    await store.migrate();
+  });
+  afterEach(async () => {
+    await store.close();
+  });
+
+  it('puts, gets and lists principals by name; a put with the same id replaces it', async () => {
+    const zoe = principal('p1', { name: 'zoe', role: 'operator', agents: ['*'] });
+    const bob = principal('p2', { name: 'bob', kind: 'worker', role: 'worker', agents: ['billing', 'support'] });
+    await store.putPrincipal(zoe);
+    await store.putPrincipal(bob);
+    expect(await store.getPrincipal('p1')).toEqual(zoe);
+    expect(await store.getPrincipal('missing')).toBeUndefined();
+    expect(await store.listPrincipals()).toEqual([bob, zoe]);
+
+    const renamed = { ...zoe, name: 'alice', role: 'admin' as const };
+    await store.putPrincipal(renamed);
+    expect(await store.listPrincipals()).toEqual([renamed, bob]);
+  });
+
+  it('refuses a second principal with a taken name, and stays usable', async () => {
+    await store.putPrincipal(principal('p1', { name: 'alice' }));
+    const refused = store.putPrincipal(principal('p2', { name: 'alice' }));
+    await expect(refused).rejects.toThrow('a principal named alice exists');
+    await expect(store.putPrincipal(principal('p2', { name: 'alice' }))).rejects.toSatisfy(
+      InvalidInputError.isInstance,
+    );
+    await store.putPrincipal(principal('p2', { name: 'bob' }));
+    expect((await store.listPrincipals()).map((each) => each.name)).toEqual(['alice', 'bob']);
+  });
+
+  it('refuses a malformed principal or token with a StoreError naming the problem', async () => {
+    await expect(store.putPrincipal(principal('p1', { role: 'root' as 'admin' }))).rejects.toThrow(
+      'principal p1: unknown role root',
+    );
+    await expect(store.putPrincipal(principal('p1', { kind: 'robot' as 'user' }))).rejects.toThrow(
+      'principal p1: unknown kind robot',
+    );
+    await expect(store.putPrincipal(principal('p1', { agents: [''] }))).rejects.toSatisfy(StoreError.isInstance);
+    await expect(store.putPrincipal(principal(''))).rejects.toThrow('a principal id must be a non-empty string');
+    await store.putPrincipal(principal('p1'));
+    await expect(store.putToken(token('t1', 'p1', { hash: '' }))).rejects.toThrow('token t1: hash');
+    await expect(store.putToken(token('t1', 'p1', { createdAt: 1.5 }))).rejects.toThrow('token t1: createdAt');
+    expect(await store.listPrincipals()).toEqual([principal('p1')]);
+    expect(await store.listTokens()).toEqual([]);
+  });
+
+  it('finds a token by its hash, with its principal', async () => {
+    const alice = principal('p1', { name: 'alice' });
+    await store.putPrincipal(alice);
+    await store.putToken(token('t1', 'p1'));
+    expect(await store.findTokenByHash('hash-t1')).toEqual({
+      id: 't1',
+      principalId: 'p1',
+      createdAt: 2_000,
+      hash: 'hash-t1',
+      principal: alice,
+    });
+    expect(await store.findTokenByHash('hash-unknown')).toBeUndefined();
+    expect(await store.findTokenByHash('')).toBeUndefined();
+  });
+
+  it('refuses a token of an unknown principal, or with an id or hash in use, and stays usable', async () => {
+    await expect(store.putToken(token('t1', 'nobody'))).rejects.toSatisfy(PrincipalNotFoundError.isInstance);
+    await store.putPrincipal(principal('p1'));
+    await store.putToken(token('t1', 'p1'));
+    await expect(store.putToken(token('t1', 'p1', { hash: 'other' }))).rejects.toSatisfy(StoreError.isInstance);
+    await expect(store.putToken(token('t2', 'p1', { hash: 'hash-t1' }))).rejects.toSatisfy(StoreError.isInstance);
+    await store.putToken(token('t2', 'p1'));
+    expect((await store.listTokens()).map((each) => each.id)).toEqual(['t1', 't2']);
+    await store.write({ runId: 'a', records: [record('a', 1)] }, { durable: true });
+    expect(await store.loadJournal('a')).toHaveLength(1);
+  });
+
+  it('revokes a token once: it keeps its first revokedAt, and is still found, with revokedAt', async () => {
+    await store.putPrincipal(principal('p1'));
+    await store.putToken(token('t1', 'p1'));
+    expect(await store.revokeToken('t1', 5_000)).toBe(true);
+    expect(await store.revokeToken('t1', 6_000)).toBe(true);
+    expect(await store.revokeToken('unknown', 5_000)).toBe(false);
+    expect(await store.findTokenByHash('hash-t1')).toMatchObject({ id: 't1', revokedAt: 5_000 });
+    expect(await store.listTokens()).toEqual([{ id: 't1', principalId: 'p1', createdAt: 2_000, revokedAt: 5_000 }]);
+  });
+
+  it("lists tokens oldest first, all or one principal's, never with their hashes", async () => {
+    await store.putPrincipal(principal('p1'));
+    await store.putPrincipal(principal('p2'));
+    await store.putToken(token('t3', 'p1', { createdAt: 3 }));
+    await store.putToken(token('t1', 'p2', { createdAt: 1 }));
+    await store.putToken(token('t2', 'p1', { createdAt: 3 }));
+    expect((await store.listTokens()).map((each) => each.id)).toEqual(['t1', 't2', 't3']);
+    expect((await store.listTokens('p1')).map((each) => each.id)).toEqual(['t2', 't3']);
+    expect(await store.listTokens('nobody')).toEqual([]);
+    expect(await store.listTokens('p2')).toEqual([{ id: 't1', principalId: 'p2', createdAt: 1 }]);
+  });
+
+  it('keeps its own copies of principals', async () => {
+    const written = principal('p1', { agents: ['support'] });
+    await store.putPrincipal(written);
+    (written.agents as string[]).push('refunds');
+    const read = await store.getPrincipal('p1');
+    (read!.agents as string[]).push('billing');
+    expect((await store.getPrincipal('p1'))?.agents).toEqual(['support']);
+  });
+
+  it('refuses principal and token calls once closed', async () => {
+    await store.close();
+    await expect(store.putPrincipal(principal('p1'))).rejects.toSatisfy(StoreError.isInstance);
+    await expect(store.findTokenByHash('hash-t1')).rejects.toThrow(/closed/);
+    await expect(store.listTokens()).rejects.toThrow(/closed/);
+  });
+});
+
 describe('SqliteStore', () => {
   const opened: { close(): unknown }[] = [];
   afterEach(async () => {
@@ -341,7 +473,10 @@ describe('SqliteStore', () => {
     const { database } = peek(path);
     expect(database.pragma('journal_mode', { simple: true })).toBe('wal');
     const migrations = database.prepare('SELECT version, name, applied_at FROM migrations').all();
-    expect(migrations).toEqual([{ version: 1, name: 'runs, journal and parks', applied_at: expect.any(Number) }]);
+    expect(migrations).toEqual([
+      { version: 1, name: 'runs, journal and parks', applied_at: expect.any(Number) },
+      { version: 2, name: 'principals and tokens', applied_at: expect.any(Number) },
+    ]);
     expect(SQLITE_SCHEMA_VERSION).toBe(SQLITE_MIGRATIONS.length);
     expect(migrateSqlite(database)).toEqual([]);
     const tables = database
@@ -356,20 +491,23 @@ describe('SqliteStore', () => {
       'parks',
       'parks_run',
       'parks_status_created',
+      'principals',
       'runs',
       'runs_status',
+      'tokens',
+      'tokens_principal',
     ]);
-    expect(database.prepare('SELECT count(*) AS count FROM migrations').get()).toEqual({ count: 1 });
+    expect(database.prepare('SELECT count(*) AS count FROM migrations').get()).toEqual({ count: 2 });
   });
 
   it('applies each migration in a transaction with its record: a failing step leaves no trace', () => {
     const database = new Database(':memory:');
     opened.push(database);
-    const broken = [...SQLITE_MIGRATIONS, { version: 2, name: 'broken', sql: 'CREATE TABLE extra (x); SELEC 1;' }];
+    const broken = [...SQLITE_MIGRATIONS, { version: 3, name: 'broken', sql: 'CREATE TABLE extra (x); SELEC 1;' }];
     expect(() => migrateSqlite(database, broken)).toThrow(
-      /migrating :memory: failed at version 2 \(broken\): near "SELEC"/,
+      /migrating :memory: failed at version 3 \(broken\): near "SELEC"/,
     );
-    expect(database.prepare('SELECT version FROM migrations').all()).toEqual([{ version: 1 }]);
+    expect(database.prepare('SELECT version FROM migrations').all()).toEqual([{ version: 1 }, { version: 2 }]);
     expect(database.prepare("SELECT name FROM sqlite_schema WHERE name = 'extra'").all()).toEqual([]);
   });
 
@@ -549,5 +687,64 @@ describe('SqliteStore', () => {
     expect(() => sqliteStore(newPath(), { synchronous: 'off' as 'full' })).toThrow(
       "synchronous must be 'full' or 'normal', got off",
     );
+  });
+
+  it('writes principals and tokens durably, after the queued writes, and they survive reopening', async () => {
+    const path = newPath();
+    const store = openStore(path, { flushIntervalMs: 60_000 });
+    await store.migrate();
+    const disk = peek(path);
+    await store.write({ runId: 'a', records: [record('a', 1)] }, { durable: false });
+    await store.putPrincipal(principal('p1', { name: 'alice', agents: ['support', 'billing'] }));
+    expect(disk.journalCount()).toBe(1);
+    expect(disk.database.prepare('SELECT id, name, kind, role, agents, created_at FROM principals').all()).toEqual([
+      { id: 'p1', name: 'alice', kind: 'user', role: 'user', agents: '["support","billing"]', created_at: 1_000 },
+    ]);
+    await store.putToken(token('t1', 'p1'));
+    await store.revokeToken('t1', 9_000);
+    expect(disk.database.prepare('SELECT * FROM tokens').all()).toEqual([
+      { id: 't1', principal_id: 'p1', hash: 'hash-t1', created_at: 2_000, revoked_at: 9_000 },
+    ]);
+    await store.close();
+
+    const reopened = openStore(path);
+    expect(await reopened.listPrincipals()).toEqual([
+      principal('p1', { name: 'alice', agents: ['support', 'billing'] }),
+    ]);
+    expect(await reopened.findTokenByHash('hash-t1')).toMatchObject({ id: 't1', revokedAt: 9_000 });
+  });
+
+  it('looks tokens up without flushing queued run writes', async () => {
+    const path = newPath();
+    const store = openStore(path, { flushIntervalMs: 60_000 });
+    await store.putPrincipal(principal('p1'));
+    await store.putToken(token('t1', 'p1'));
+    const disk = peek(path);
+    const flushes = store.stats().flushes;
+    await store.write({ runId: 'a', records: [record('a', 1)] }, { durable: false });
+    expect(await store.findTokenByHash('hash-t1')).toMatchObject({ id: 't1' });
+    expect(await store.getPrincipal('p1')).toEqual(principal('p1'));
+    expect(disk.journalCount()).toBe(0);
+    expect(store.stats().flushes).toBe(flushes);
+  });
+
+  it('upgrades a version 1 database to version 2, keeping its runs', async () => {
+    const path = newPath();
+    mkdirSync(dirname(path), { recursive: true });
+    const old = new Database(path);
+    expect(migrateSqlite(old, SQLITE_MIGRATIONS.slice(0, 1))).toEqual([1]);
+    old
+      .prepare('INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run('r1', 'support', 'alice', 'completed', 1_000, 1_000, JSON.stringify({ measures: {}, labels: [] }));
+    old.close();
+
+    const store = openStore(path);
+    await store.putPrincipal(principal('p1'));
+    expect(await store.getRun('r1')).toEqual(run('r1', { status: 'completed' }));
+    expect(await store.listPrincipals()).toEqual([principal('p1')]);
+    expect(peek(path).database.prepare('SELECT version FROM migrations').all()).toEqual([
+      { version: 1 },
+      { version: 2 },
+    ]);
   });
 });

@@ -50,6 +50,30 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX parks_run ON parks (run_id);
     `,
   },
+  {
+    version: 2,
+    name: 'principals and tokens',
+    sql: `
+      CREATE TABLE principals (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        kind TEXT NOT NULL CHECK (kind IN ('user', 'service', 'worker')),
+        role TEXT NOT NULL CHECK (role IN ('admin', 'operator', 'user', 'worker')),
+        agents TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      ) STRICT;
+
+      -- hash is the sha256 of the secret; the secret itself is never stored.
+      CREATE TABLE tokens (
+        id TEXT PRIMARY KEY,
+        principal_id TEXT NOT NULL REFERENCES principals (id),
+        hash TEXT NOT NULL UNIQUE,
+        created_at INTEGER NOT NULL,
+        revoked_at INTEGER
+      ) STRICT;
+      CREATE INDEX tokens_principal ON tokens (principal_id);
+    `,
+  },
 ];
 
 /** The schema version this code writes. */
@@ -83,7 +107,7 @@ function checkOrder(migrations: readonly Migration[]): void {
  * ```ts
  * import Database from 'better-sqlite3';
  * const database = new Database('wardrik.db');
- * migrateSqlite(database); // [1] the first time, [] afterwards
+ * migrateSqlite(database); // [1, 2] the first time, [] afterwards
  * ```
  */
 export function migrateSqlite(

@@ -2,7 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { WardrikError } from '@wardrik/core';
 import Database from 'better-sqlite3';
-import { ParkNotFoundError, StoreError } from '../../errors.js';
+import type { Principal, TokenInfo } from '../../auth/types.js';
+import { InvalidInputError, ParkNotFoundError, PrincipalNotFoundError, StoreError } from '../../errors.js';
 import type { StoredRecord } from '../../journal/records.js';
 import {
   checkLimit,
@@ -16,6 +17,14 @@ import {
   serializeWrite,
   storedRecordFrom,
 } from '../columns.js';
+import {
+  type PrincipalColumns,
+  principalColumns,
+  principalFrom,
+  type TokenColumns,
+  tokenColumns,
+  tokenInfoFrom,
+} from '../principal-columns.js';
 import type { ParkAnswerWrite, ParkFilter, ParkRow, RunFilter, RunRow, RunWrite, Store } from '../store.js';
 import { migrateSqlite } from './migrations.js';
 
@@ -45,6 +54,14 @@ export interface SqliteStoreStats {
 
 type RunRecordColumns = Pick<RecordColumns, 'seq' | 'record'>;
 type ParkState = Pick<ParkColumns, 'status' | 'answered_at' | 'answered_by'>;
+/** A token joined with its principal; the principal's columns carry a `principal_` prefix. */
+type TokenWithPrincipalColumns = TokenColumns & {
+  readonly principal_name: string;
+  readonly principal_kind: string;
+  readonly principal_role: string;
+  readonly principal_agents: string;
+  readonly principal_created_at: number;
+};
 
 interface Statements {
   readonly insertRecord: Database.Statement<[string, number, string]>;
@@ -58,6 +75,14 @@ interface Statements {
   readonly loadJournal: Database.Statement<[string, number], RunRecordColumns>;
   readonly flush: Database.Transaction<(writes: readonly SerializedWrite[]) => void>;
   readonly answer: Database.Transaction<(answer: ParkAnswerWrite, decision: string, write: SerializedWrite) => void>;
+  readonly getPrincipal: Database.Statement<[string], PrincipalColumns>;
+  readonly listPrincipals: Database.Statement<[], PrincipalColumns>;
+  readonly findTokenByHash: Database.Statement<[string], TokenWithPrincipalColumns>;
+  readonly revokeToken: Database.Statement<[number, string]>;
+  readonly listTokens: Database.Statement<[], TokenColumns>;
+  readonly listTokensOf: Database.Statement<[string], TokenColumns>;
+  readonly putPrincipal: Database.Transaction<(principal: PrincipalColumns) => void>;
+  readonly putToken: Database.Transaction<(token: TokenColumns) => void>;
 }
 
 /** The durable writes of the queue share one promise, settled when their flush commits or fails. */
@@ -258,6 +283,57 @@ export class SqliteStore implements Store {
     return (this.listStatement(sql).all(...parameters) as ParkColumns[]).map(parkRowFrom);
   }
 
+  async putPrincipal(principal: Principal): Promise<void> {
+    const statements = this.ready();
+    const columns = principalColumns(principal);
+    this.writeNow(`writing principal ${columns.id}`, () => statements.putPrincipal.immediate(columns));
+  }
+
+  async getPrincipal(id: string): Promise<Principal | undefined> {
+    const row = this.ready().getPrincipal.get(id);
+    return row === undefined ? undefined : principalFrom(row);
+  }
+
+  async listPrincipals(): Promise<Principal[]> {
+    return this.ready().listPrincipals.all().map(principalFrom);
+  }
+
+  async putToken(token: TokenInfo & { readonly hash: string }): Promise<void> {
+    const statements = this.ready();
+    const columns = tokenColumns(token);
+    this.writeNow(`writing token ${columns.id}`, () => statements.putToken.immediate(columns));
+  }
+
+  async findTokenByHash(hash: string): Promise<(TokenInfo & { hash: string; principal: Principal }) | undefined> {
+    const row = this.ready().findTokenByHash.get(hash);
+    if (row === undefined) return undefined;
+    const principal = principalFrom({
+      id: row.principal_id,
+      name: row.principal_name,
+      kind: row.principal_kind,
+      role: row.principal_role,
+      agents: row.principal_agents,
+      created_at: row.principal_created_at,
+    });
+    return { ...tokenInfoFrom(row), hash: row.hash, principal };
+  }
+
+  async revokeToken(id: string, at: number): Promise<boolean> {
+    const statements = this.ready();
+    if (!Number.isSafeInteger(at)) throw new StoreError(`token ${id}: revokedAt must be an integer time in ms`);
+    let changes = 0;
+    this.writeNow(`revoking token ${id}`, () => {
+      changes = statements.revokeToken.run(at, id).changes;
+    });
+    return changes > 0;
+  }
+
+  async listTokens(principalId?: string): Promise<TokenInfo[]> {
+    const statements = this.ready();
+    const rows = principalId === undefined ? statements.listTokens.all() : statements.listTokensOf.all(principalId);
+    return rows.map(tokenInfoFrom);
+  }
+
   /** Flushes what is queued, then closes the file. Calling it again does nothing. */
   async close(): Promise<void> {
     if (this.closed) return;
@@ -295,6 +371,20 @@ export class SqliteStore implements Store {
       this.statements = prepare(this.database);
     }
     return this.statements;
+  }
+
+  /**
+   * Runs a small write of its own, durably, after the queue: what was written before it is on
+   * disk first. A failure of the write itself (a constraint) leaves the store usable.
+   */
+  private writeNow(what: string, commit: () => void): void {
+    this.flushQueue();
+    try {
+      commit();
+    } catch (cause) {
+      if (WardrikError.isInstance(cause)) throw cause;
+      throw new StoreError(`${what} to ${this.path} failed: ${(cause as Error).message}`, { cause });
+    }
   }
 
   private readyToRead(): Statements {
@@ -424,7 +514,53 @@ function prepare(database: Database.Database): Statements {
     }
     apply(write);
   });
-  return { ...statements, flush, answer };
+  const auth = {
+    getPrincipal: database.prepare<[string], PrincipalColumns>('SELECT * FROM principals WHERE id = ?'),
+    listPrincipals: database.prepare<[], PrincipalColumns>('SELECT * FROM principals ORDER BY name'),
+    findTokenByHash: database.prepare<[string], TokenWithPrincipalColumns>(
+      `SELECT t.id, t.principal_id, t.hash, t.created_at, t.revoked_at,
+         p.name AS principal_name, p.kind AS principal_kind, p.role AS principal_role,
+         p.agents AS principal_agents, p.created_at AS principal_created_at
+       FROM tokens t JOIN principals p ON p.id = t.principal_id WHERE t.hash = ?`,
+    ),
+    revokeToken: database.prepare<[number, string]>(
+      'UPDATE tokens SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?',
+    ),
+    listTokens: database.prepare<[], TokenColumns>('SELECT * FROM tokens ORDER BY created_at, id'),
+    listTokensOf: database.prepare<[string], TokenColumns>(
+      'SELECT * FROM tokens WHERE principal_id = ? ORDER BY created_at, id',
+    ),
+  };
+  const principalNamed = database.prepare<[string], { id: string }>('SELECT id FROM principals WHERE name = ?');
+  const upsertPrincipal = database.prepare<[string, string, string, string, string, number]>(
+    `INSERT INTO principals (id, name, kind, role, agents, created_at) VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (id) DO UPDATE SET name = excluded.name, kind = excluded.kind, role = excluded.role,
+       agents = excluded.agents, created_at = excluded.created_at`,
+  );
+  const insertToken = database.prepare<[string, string, string, number, number | null]>(
+    'INSERT INTO tokens (id, principal_id, hash, created_at, revoked_at) VALUES (?, ?, ?, ?, ?)',
+  );
+  const putPrincipal = database.transaction((principal: PrincipalColumns) => {
+    const named = principalNamed.get(principal.name);
+    if (named !== undefined && named.id !== principal.id) {
+      throw new InvalidInputError(`a principal named ${principal.name} exists`);
+    }
+    upsertPrincipal.run(
+      principal.id,
+      principal.name,
+      principal.kind,
+      principal.role,
+      principal.agents,
+      principal.created_at,
+    );
+  });
+  const putToken = database.transaction((token: TokenColumns) => {
+    if (auth.getPrincipal.get(token.principal_id) === undefined) {
+      throw new PrincipalNotFoundError(`no principal has the id ${token.principal_id}`);
+    }
+    insertToken.run(token.id, token.principal_id, token.hash, token.created_at, token.revoked_at);
+  });
+  return { ...statements, flush, answer, ...auth, putPrincipal, putToken };
 }
 
 /**
