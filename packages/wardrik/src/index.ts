@@ -1,5 +1,14 @@
 export { type Agent, type AgentOptions, defineAgent } from './agent.js';
 export {
+  type Authentication,
+  AuthService,
+  type CreatePrincipalInput,
+  type IssuedToken,
+} from './auth/auth-service.js';
+export { can, isRunVisible, type VisibleRuns, visibleRunFilter } from './auth/permissions.js';
+export { generateToken, hashToken, isTokenShaped, TOKEN_PREFIX } from './auth/tokens.js';
+export type { Action, Decision, Principal, PrincipalKind, Resource, Role, TokenInfo } from './auth/types.js';
+export {
   AgentDefinitionError,
   AgentNotFoundError,
   InvalidInputError,
@@ -7,10 +16,12 @@ export {
   ModelError,
   ParkAlreadyAnsweredError,
   ParkNotFoundError,
+  PrincipalNotFoundError,
   RunEndedError,
   RunNotFoundError,
   StaleParkAnswerError,
   StoreError,
+  TokenNotFoundError,
 } from './errors.js';
 export {
   type Budget,

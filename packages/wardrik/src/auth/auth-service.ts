@@ -1,0 +1,309 @@
+import { timingSafeEqual } from 'node:crypto';
+import { InvalidInputError, PrincipalNotFoundError, TokenNotFoundError } from '../errors.js';
+import type { Store } from '../store/store.js';
+import { generatePrincipalId, generateToken, generateTokenId, hashToken, isTokenShaped } from './tokens.js';
+import type { Principal, PrincipalKind, Role, TokenInfo } from './types.js';
+
+/** What a new principal needs. */
+export interface CreatePrincipalInput {
+  /** 1–64 characters of `A–Z a–z 0–9 _ . @ -`, unique among principals. */
+  readonly name: string;
+  readonly kind: PrincipalKind;
+  readonly role: Role;
+  /** The agents it may run, read or serve (agent names), or `['*']` for all. */
+  readonly agents: readonly string[];
+}
+
+/** The outcome of {@link AuthService.authenticate}. */
+export type Authentication =
+  | { readonly ok: true; readonly principal: Principal; readonly tokenId: string }
+  | { readonly ok: false; readonly reason: string };
+
+/** A token as issued: the secret (shown this once, never stored) and what lists show of it. */
+export interface IssuedToken {
+  readonly token: string;
+  readonly info: TokenInfo;
+}
+
+const ROLES: readonly Role[] = ['admin', 'operator', 'user', 'worker'];
+const KINDS: readonly PrincipalKind[] = ['user', 'service', 'worker'];
+const PRINCIPAL_NAME = /^[A-Za-z0-9_.@-]{1,64}$/;
+/** As `defineAgent` checks agent names. */
+const AGENT_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
+
+function describeValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (Array.isArray(value)) return 'an array';
+  return value === null ? 'null' : typeof value;
+}
+
+/** Checks a new principal's fields; throws `InvalidInputError` naming the first field that is wrong. */
+function checkPrincipalInput(input: CreatePrincipalInput): void {
+  const { name, kind, role } = input;
+  if (typeof name !== 'string' || !PRINCIPAL_NAME.test(name)) {
+    throw new InvalidInputError(`name must be 1–64 characters of A–Z a–z 0–9 _ . @ -, got ${describeValue(name)}`);
+  }
+  if (!ROLES.includes(role)) {
+    throw new InvalidInputError(`role must be one of ${ROLES.join(', ')}, got ${describeValue(role)}`);
+  }
+  if (!KINDS.includes(kind)) {
+    throw new InvalidInputError(`kind must be one of ${KINDS.join(', ')}, got ${describeValue(kind)}`);
+  }
+  const agents: unknown = input.agents;
+  if (!Array.isArray(agents) || agents.length === 0) {
+    throw new InvalidInputError(
+      `agents must be a non-empty array of agent names or ['*'], got ${describeValue(agents)}`,
+    );
+  }
+  const seen = new Set<string>();
+  agents.forEach((agent: unknown, index) => {
+    if (agent === '*') {
+      if (agents.length > 1) throw new InvalidInputError(`agents: '*' (every agent) must stand alone`);
+    } else if (typeof agent !== 'string' || !AGENT_NAME.test(agent)) {
+      throw new InvalidInputError(
+        `agents[${index}] must be an agent name (1–128 characters of A–Z a–z 0–9 _ - .) or '*', got ${describeValue(agent)}`,
+      );
+    } else if (seen.has(agent)) {
+      throw new InvalidInputError(`agents lists ${agent} twice`);
+    }
+    if (typeof agent === 'string') seen.add(agent);
+  });
+}
+
+/** Whether two sha256 hex digests are equal, in time that does not depend on where they differ. */
+function sameHash(left: string, right: string): boolean {
+  const leftBytes = Buffer.from(left, 'hex');
+  const rightBytes = Buffer.from(right, 'hex');
+  return leftBytes.length === 32 && rightBytes.length === 32 && timingSafeEqual(leftBytes, rightBytes);
+}
+
+/**
+ * Principals and their bearer tokens, kept in a {@link Store}: creates them, checks a request's
+ * `Authorization` header, revokes tokens. A token's secret is returned once, when it is issued;
+ * the store keeps only its sha256. What a principal may then do is {@link can}'s business.
+ *
+ * @example
+ * ```ts
+ * const auth = new AuthService(sqliteStore('.wardrik/wardrik.db'));
+ * const first = await auth.ensureAdmin(); // { principal, token } the first time, then undefined
+ * const { token } = await auth.createPrincipalWithToken({
+ *   name: 'alice', kind: 'user', role: 'user', agents: ['support'],
+ * });
+ * const outcome = await auth.authenticate(`Bearer ${token}`);
+ * if (outcome.ok) console.log(outcome.principal.name); // 'alice'
+ * else console.log(outcome.reason); // e.g. 'token revoked'
+ * ```
+ */
+export class AuthService {
+  private readonly store: Store;
+  private readonly clock: () => number;
+  /** `ensureAdmin` calls, one after another. */
+  private ensuring: Promise<unknown> = Promise.resolve();
+
+  /**
+   * @param store where principals and tokens are kept.
+   * @param clock the time in ms, for `createdAt` and `revokedAt`; `Date.now` by default.
+   */
+  constructor(store: Store, clock: () => number = Date.now) {
+    this.store = store;
+    this.clock = clock;
+  }
+
+  /**
+   * Checks an `Authorization` header value (`Bearer <token>`, the scheme in any case). Never
+   * throws for bad input; the reason is one of "missing bearer token", "malformed Authorization
+   * header: expected 'Bearer <token>'", "unknown token", "token revoked". A failing store rejects.
+   *
+   * @example
+   * ```ts
+   * const outcome = await auth.authenticate(request.headers.authorization);
+   * if (!outcome.ok) return reply(401, { detail: outcome.reason });
+   * ```
+   */
+  async authenticate(bearer: string | undefined): Promise<Authentication> {
+    if (typeof bearer !== 'string' || bearer.trim() === '') return { ok: false, reason: 'missing bearer token' };
+    const match = BEARER.exec(bearer.trim());
+    const token = match?.[1];
+    if (token === undefined) {
+      return { ok: false, reason: "malformed Authorization header: expected 'Bearer <token>'" };
+    }
+    if (!isTokenShaped(token)) return { ok: false, reason: 'unknown token' };
+    const hash = hashToken(token);
+    const found = await this.store.findTokenByHash(hash);
+    if (found === undefined || !sameHash(found.hash, hash)) return { ok: false, reason: 'unknown token' };
+    if (found.revokedAt !== undefined) return { ok: false, reason: 'token revoked' };
+    return { ok: true, principal: found.principal, tokenId: found.id };
+  }
+
+  /**
+   * Creates a principal (without a token: see {@link AuthService.issueToken}). Throws
+   * `InvalidInputError` naming the field that is wrong, or "a principal named X exists".
+   *
+   * @example
+   * ```ts
+   * const worker = await auth.createPrincipal({ name: 'billing-worker', kind: 'worker', role: 'worker', agents: ['billing'] });
+   * ```
+   */
+  async createPrincipal(input: CreatePrincipalInput): Promise<Principal> {
+    checkPrincipalInput(input);
+    if ((await this.findPrincipalByName(input.name)) !== undefined) {
+      throw new InvalidInputError(`a principal named ${input.name} exists`);
+    }
+    const principal: Principal = {
+      id: generatePrincipalId(),
+      name: input.name,
+      kind: input.kind,
+      role: input.role,
+      agents: [...input.agents],
+      createdAt: this.clock(),
+    };
+    // The store refuses a duplicate name too, should another process create it meanwhile.
+    await this.store.putPrincipal(principal);
+    return principal;
+  }
+
+  /**
+   * Issues a new token for a principal. The secret is in the result and nowhere else: the store
+   * keeps its hash. Throws `PrincipalNotFoundError` for an unknown principal.
+   *
+   * @example
+   * ```ts
+   * const { token, info } = await auth.issueToken(principal.id);
+   * console.log(`Authorization: Bearer ${token}`, info.id);
+   * ```
+   */
+  async issueToken(principalId: string): Promise<IssuedToken> {
+    if ((await this.store.getPrincipal(principalId)) === undefined) {
+      throw new PrincipalNotFoundError(`no principal has the id ${principalId}`);
+    }
+    const token = generateToken();
+    const info: TokenInfo = { id: generateTokenId(), principalId, createdAt: this.clock() };
+    await this.store.putToken({ ...info, hash: hashToken(token) });
+    return { token, info };
+  }
+
+  /**
+   * {@link AuthService.createPrincipal} and {@link AuthService.issueToken} in one call.
+   *
+   * @example
+   * ```ts
+   * const { principal, token } = await auth.createPrincipalWithToken({
+   *   name: 'ops', kind: 'user', role: 'operator', agents: ['*'],
+   * });
+   * ```
+   */
+  async createPrincipalWithToken(
+    input: CreatePrincipalInput,
+  ): Promise<{ principal: Principal; token: string; info: TokenInfo }> {
+    const principal = await this.createPrincipal(input);
+    const { token, info } = await this.issueToken(principal.id);
+    return { principal, token, info };
+  }
+
+  /**
+   * Revokes a token: it stops authenticating at once, and lists show when it was revoked.
+   * Revoking it again changes nothing. Throws `TokenNotFoundError` for an unknown id.
+   *
+   * @example
+   * ```ts
+   * const revoked = await auth.revokeToken('tok_Jx0…'); // revoked.revokedAt is set
+   * ```
+   */
+  async revokeToken(id: string): Promise<TokenInfo> {
+    if (typeof id !== 'string' || id === '' || !(await this.store.revokeToken(id, this.clock()))) {
+      throw new TokenNotFoundError(`no token has the id ${typeof id === 'string' ? id : describeValue(id)}`);
+    }
+    const revoked = (await this.store.listTokens()).find((token) => token.id === id);
+    if (revoked === undefined) throw new TokenNotFoundError(`no token has the id ${id}`);
+    return revoked;
+  }
+
+  /**
+   * A principal by id.
+   *
+   * @example
+   * ```ts
+   * const principal = await auth.getPrincipal(outcome.principal.id);
+   * ```
+   */
+  getPrincipal(id: string): Promise<Principal | undefined> {
+    return this.store.getPrincipal(id);
+  }
+
+  /**
+   * A principal by name.
+   *
+   * @example
+   * ```ts
+   * const alice = await auth.findPrincipalByName('alice');
+   * ```
+   */
+  async findPrincipalByName(name: string): Promise<Principal | undefined> {
+    return (await this.store.listPrincipals()).find((principal) => principal.name === name);
+  }
+
+  /**
+   * Every principal, by name.
+   *
+   * @example
+   * ```ts
+   * for (const principal of await auth.listPrincipals()) console.log(principal.name, principal.role);
+   * ```
+   */
+  listPrincipals(): Promise<Principal[]> {
+    return this.store.listPrincipals();
+  }
+
+  /**
+   * Tokens (all, or one principal's), oldest first, revoked ones included; never their secrets.
+   *
+   * @example
+   * ```ts
+   * const active = (await auth.listTokens(principal.id)).filter((token) => token.revokedAt === undefined);
+   * ```
+   */
+  listTokens(principalId?: string): Promise<TokenInfo[]> {
+    return this.store.listTokens(principalId);
+  }
+
+  /**
+   * Makes sure someone can administer this Wardrik: if no principal has the role `admin`,
+   * creates `admin` (kind user, role admin, agents `['*']`; `admin-2`, `admin-3`… if a
+   * non-admin took that name) with a token and returns both, the only time that token is seen.
+   * Otherwise returns undefined. Calls are serialized, so concurrent calls create one admin.
+   *
+   * @example
+   * ```ts
+   * const created = await auth.ensureAdmin();
+   * if (created) console.log(`admin token (shown once): ${created.token}`);
+   * ```
+   */
+  ensureAdmin(): Promise<{ principal: Principal; token: string } | undefined> {
+    const next = this.ensuring.then(() => this.ensureAdminNow());
+    this.ensuring = next.catch(() => undefined);
+    return next;
+  }
+
+  private async ensureAdminNow(): Promise<{ principal: Principal; token: string } | undefined> {
+    for (let attempt = 1; ; attempt += 1) {
+      const principals = await this.store.listPrincipals();
+      if (principals.some((principal) => principal.role === 'admin')) return undefined;
+      const taken = new Set(principals.map((principal) => principal.name));
+      let name = 'admin';
+      for (let suffix = 2; taken.has(name); suffix += 1) name = `admin-${suffix}`;
+      try {
+        const { principal, token } = await this.createPrincipalWithToken({
+          name,
+          kind: 'user',
+          role: 'admin',
+          agents: ['*'],
+        });
+        return { principal, token };
+      } catch (error) {
+        // Another process took the name meanwhile: look again (it may have made an admin).
+        if (!InvalidInputError.isInstance(error) || attempt >= 3) throw error;
+      }
+    }
+  }
+}
