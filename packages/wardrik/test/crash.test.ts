@@ -1,0 +1,397 @@
+/*
+ * Crash test with real child processes killed by SIGKILL (issue 3, "Tests (real parts)").
+ *
+ * The child (`crash/child.ts`) opens one SQLite file, recovers what was running, and starts runs,
+ * recovers, or answers in-doubt parks. Its agent calls a read-only tool (`lookup`), an idempotent
+ * one (`charge`) and an unannotated one (`send_email`, not repeatable), several at once in some
+ * steps; every real execution of a tool is one line of the exec log. Children die by SIGKILL from
+ * this process at random times, or by their own hand at named points: inside a tool right after
+ * its effect (between intent and answer), during a model step, after the model returned calls but
+ * before their intents are on disk, and at the start of the next model step (after answers).
+ * Then a child without kills recovers everything, in-doubt parks are answered (answer / retry /
+ * fail, in turn) until every run has ended, and the exec log is checked against the SQLite file.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { afterAll, expect, it } from 'vitest';
+import type { JournalRecord, Park, ParkDecision } from '../src/journal/records.js';
+
+const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
+const childPath = fileURLToPath(new URL('./crash/child.ts', import.meta.url));
+
+/** The named points where a child kills itself; `random` counts the kills sent from here. */
+const POINTS = ['tool', 'model', 'before-intent', 'after-answer'] as const;
+const PROBABILITY: Record<(typeof POINTS)[number], number> = {
+  tool: 0.15,
+  model: 0.2,
+  'before-intent': 0.2,
+  'after-answer': 0.2,
+};
+const MIN_KILLS = 60;
+/** Runs to start at least (more are started if everything has ended and kills are still short). */
+const RUNS = 14;
+/** The kill loop stops here even if short of kills (then the assertions fail, with the counts). */
+const KILL_PHASE_MS = 100_000;
+
+const directory = mkdtempSync(join(tmpdir(), 'wardrik-crash-'));
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+const dbPath = join(directory, 'wardrik.db');
+const execLogPath = join(directory, 'exec.log');
+const notesPath = join(directory, 'notes.log');
+
+interface ExecLine {
+  readonly tool: 'lookup' | 'charge' | 'send_email';
+  readonly idempotencyKey: string;
+  readonly runId: string;
+  readonly callId: string;
+  /** The park whose `retry` answer allowed this execution, if any. */
+  readonly approval: string | null;
+  readonly nonce: string;
+  readonly pid: number;
+}
+
+type Note =
+  | { readonly type: 'kill'; readonly point: string; readonly child: string }
+  | { readonly type: 'seen'; readonly nonce: string; readonly child: string };
+
+interface ChildResult {
+  readonly id: string;
+  readonly pid: number;
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly lines: Record<string, unknown>[];
+  readonly stderr: string;
+  readonly killedHere: boolean;
+}
+
+interface ChildOptions {
+  readonly point?: string;
+  readonly probability?: number;
+  /** SIGKILL the child this long after it is ready. */
+  readonly killAfterMs?: number;
+}
+
+let childCount = 0;
+
+function runChild(args: readonly string[], options: ChildOptions = {}): Promise<ChildResult> {
+  childCount += 1;
+  const id = String(childCount);
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@wardrik/source', '--import', 'tsx', childPath, dbPath, execLogPath, ...args],
+    {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        ...process.env,
+        CRASH_POINT: options.point ?? 'none',
+        CRASH_PROBABILITY: String(options.probability ?? 0),
+        CRASH_NOTES: notesPath,
+        CRASH_CHILD: id,
+      },
+    },
+  );
+  const lines: Record<string, unknown>[] = [];
+  let stdout = '';
+  let stderr = '';
+  let killedHere = false;
+  let timer: NodeJS.Timeout | undefined;
+  const guard = setTimeout(() => child.kill('SIGKILL'), 40_000);
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+    let newline = stdout.indexOf('\n');
+    while (newline >= 0) {
+      const line = JSON.parse(stdout.slice(0, newline)) as Record<string, unknown>;
+      stdout = stdout.slice(newline + 1);
+      lines.push(line);
+      if (line.ready && options.killAfterMs !== undefined) {
+        timer = setTimeout(() => {
+          killedHere = true;
+          child.kill('SIGKILL');
+        }, options.killAfterMs);
+      }
+      newline = stdout.indexOf('\n');
+    }
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(guard);
+      if (timer) clearTimeout(timer);
+      resolve({ id, pid: child.pid as number, code, signal, lines, stderr, killedHere });
+    });
+  });
+}
+
+function readLines<T>(path: string): T[] {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as T);
+}
+
+/** What the file holds now (no child is running). */
+function summary(): { runs: number; running: number; openParks: number } {
+  if (!existsSync(dbPath)) return { runs: 0, running: 0, openParks: 0 };
+  const database = new Database(dbPath, { fileMustExist: true });
+  try {
+    const count = (sql: string) => (database.prepare(sql).get() as { n: number }).n;
+    return {
+      runs: count('SELECT count(*) AS n FROM runs'),
+      running: count(`SELECT count(*) AS n FROM runs WHERE status = 'running'`),
+      openParks: count(`SELECT count(*) AS n FROM parks WHERE status = 'open'`),
+    };
+  } finally {
+    database.close();
+  }
+}
+
+function randomInt(min: number, max: number): number {
+  return min + Math.floor(Math.random() * (max - min + 1));
+}
+
+function describeChild(args: readonly string[], result: ChildResult): string {
+  return `child ${args.join(' ')} (pid ${result.pid}) exited with code ${result.code}, signal ${result.signal}:\n${result.stderr}`;
+}
+
+it(`no run is lost and no unsafe call repeats across ${MIN_KILLS}+ SIGKILLs`, async () => {
+  const began = performance.now();
+  const kills = new Map<string, number>();
+  const printedRunIds = new Set<string>();
+  const decisions = new Map<string, number>();
+  let decisionTurn = 0;
+
+  const record = (args: readonly string[], result: ChildResult, killable: boolean): void => {
+    for (const line of result.lines) {
+      if (typeof line.runId === 'string') printedRunIds.add(line.runId);
+      if (typeof line.answered === 'string') {
+        decisionTurn += 1;
+        const type = String(line.decision);
+        decisions.set(type, (decisions.get(type) ?? 0) + 1);
+      }
+    }
+    if (result.signal === 'SIGKILL' && killable) {
+      const own = readLines<Note>(notesPath).find((note) => note.type === 'kill' && note.child === result.id);
+      const point = own?.type === 'kill' ? own.point : 'random';
+      if (point === 'random' && !result.killedHere) throw new Error(describeChild(args, result));
+      kills.set(point, (kills.get(point) ?? 0) + 1);
+      return;
+    }
+    // Not killed: it must have finished its work cleanly.
+    if (result.code !== 0 || !result.lines.some((line) => line.done)) throw new Error(describeChild(args, result));
+  };
+
+  // 1. Start, recover and answer, with a SIGKILL in nearly every child.
+  const totalKills = () => [...kills.values()].reduce((sum, each) => sum + each, 0);
+  for (let round = 0; ; round++) {
+    const state = summary();
+    if (totalKills() >= MIN_KILLS && POINTS.every((point) => kills.has(point)) && state.runs >= RUNS) break;
+    if (performance.now() - began > KILL_PHASE_MS) break;
+    // Every mode also recovers the runs that were running.
+    const modes = [
+      ...(state.runs < RUNS ? ['start'] : []),
+      ...(state.running > 0 ? ['recover'] : []),
+      ...(state.openParks > 0 ? ['answer'] : []),
+    ];
+    const mode = modes[randomInt(0, modes.length - 1)] ?? 'start';
+    const args =
+      mode === 'start'
+        ? ['start', String(randomInt(1, 3))]
+        : mode === 'answer'
+          ? ['answer', String(decisionTurn)]
+          : ['recover'];
+    const point = POINTS[round % (POINTS.length + 1)];
+    const result = await runChild(args, {
+      ...(point ? { point, probability: PROBABILITY[point] } : {}),
+      // One child in seven runs to the end unless it kills itself, so the runs move on.
+      ...(round % 7 === 6 ? {} : { killAfterMs: randomInt(0, 250) }),
+    });
+    record(args, result, true);
+    if (process.env.CRASH_DEBUG) {
+      console.log(
+        `#${result.id} ${args.join(' ')} point=${point} ${result.signal ?? result.code} ${JSON.stringify(state)}`,
+      );
+    }
+  }
+  const killPhaseMs = performance.now() - began;
+
+  // 2. Recover without kills, then answer every in-doubt park until every run has ended.
+  const recovered = await runChild(['recover']);
+  record(['recover'], recovered, false);
+  for (let round = 0; round < 10; round++) {
+    const state = summary();
+    if (state.running === 0 && state.openParks === 0) break;
+    const args = state.openParks > 0 ? ['answer', String(decisionTurn)] : ['recover'];
+    record(args, await runChild(args), false);
+  }
+
+  // 3. Check the exec log against the file.
+  const database = new Database(dbPath, { readonly: true, fileMustExist: true });
+  const runs = database.prepare('SELECT id, status FROM runs').all() as { id: string; status: string }[];
+  const journal = database.prepare('SELECT run_id, seq, record FROM journal ORDER BY run_id, seq').all() as {
+    run_id: string;
+    seq: number;
+    record: string;
+  }[];
+  const parkRows = database.prepare('SELECT id, run_id, kind, status, park, decision FROM parks').all() as {
+    id: string;
+    run_id: string;
+    kind: string;
+    status: string;
+    park: string;
+    decision: string | null;
+  }[];
+  database.close();
+  const execs = readLines<ExecLine>(execLogPath);
+  const notes = readLines<Note>(notesPath);
+
+  interface CallView {
+    readonly key: string;
+    readonly name: string;
+    /** call-started records (one per try, recoveries included). */
+    starts: number;
+    answers: { seq: number; answer: { type: string; value?: unknown } }[];
+    /** The call's in-doubt parks, in journal order. */
+    parks: { id: string; seq: number; decision?: ParkDecision }[];
+  }
+  const calls = new Map<string, CallView>();
+  const endedStatus = new Map<string, string>();
+  const parkDecisions = new Map<string, ParkDecision>();
+  for (const row of parkRows) if (row.decision) parkDecisions.set(row.id, JSON.parse(row.decision) as ParkDecision);
+  const stepsSeen = new Set<string>();
+  for (const row of journal) {
+    const entry = JSON.parse(row.record) as JournalRecord;
+    const key = (callId: string) => `${row.run_id}:${callId}`;
+    const view = (callId: string): CallView => {
+      const found = calls.get(key(callId));
+      if (!found) throw new Error(`run ${row.run_id} seq ${row.seq}: ${entry.type} names unknown call ${callId}`);
+      return found;
+    };
+    switch (entry.type) {
+      case 'model-step': {
+        const step = `${row.run_id}#${entry.step}`;
+        expect(stepsSeen.has(step), `model step ${step} journaled twice`).toBe(false);
+        stepsSeen.add(step);
+        for (const call of entry.toolCalls) {
+          calls.set(key(call.callId), { key: key(call.callId), name: call.name, starts: 0, answers: [], parks: [] });
+        }
+        break;
+      }
+      case 'call-started':
+        expect(entry.idempotencyKey).toBe(key(entry.callId));
+        view(entry.callId).starts += 1;
+        break;
+      case 'call-answered':
+        view(entry.callId).answers.push({ seq: row.seq, answer: entry.answer as { type: string; value?: unknown } });
+        break;
+      case 'run-parked': {
+        const park: Park = entry.park;
+        expect(park.kind).toBe('in_doubt');
+        expect(park.call?.idempotencyKey).toBe(key(park.call?.callId ?? ''));
+        const decision = parkDecisions.get(park.id);
+        view(park.call?.callId ?? '').parks.push({ id: park.id, seq: row.seq, ...(decision ? { decision } : {}) });
+        break;
+      }
+      case 'run-ended':
+        endedStatus.set(row.run_id, entry.status);
+        break;
+    }
+  }
+  const byNonce = new Map(execs.map((exec) => [exec.nonce, exec]));
+  const seenNonces = new Set(notes.flatMap((note) => (note.type === 'seen' ? [note.nonce] : [])));
+  const answeredNonce = (call: CallView) =>
+    call.answers.map((each) => (each.answer.value as { nonce?: string } | undefined)?.nonce).find(Boolean);
+
+  // (2) No run is lost: every run a child reported is in the file, and every run completed.
+  for (const runId of printedRunIds)
+    expect(
+      runs.some((run) => run.id === runId),
+      `run ${runId} lost`,
+    ).toBe(true);
+  for (const run of runs) {
+    expect(run.status, `run ${run.id}`).toBe('completed');
+    expect(endedStatus.get(run.id), `run ${run.id} has no run-ended record`).toBe('completed');
+  }
+  expect(parkRows.filter((park) => park.status !== 'answered')).toEqual([]);
+
+  // Every execution belongs to a call of the journal, of the same tool.
+  for (const exec of execs) {
+    expect(calls.get(exec.idempotencyKey)?.name, `execution ${JSON.stringify(exec)}`).toBe(exec.tool);
+    expect(exec.idempotencyKey).toBe(`${exec.runId}:${exec.callId}`);
+  }
+  const execsOf = (key: string) => execs.filter((exec) => exec.idempotencyKey === key);
+
+  let lostEmails = 0;
+  let lostAfterSeen = 0;
+  let emailParksNotRun = 0;
+  let repeatedRepeatable = 0;
+  for (const call of calls.values()) {
+    expect(call.answers.length, `call ${call.key} answered ${call.answers.length} times`).toBe(1);
+    const answer = call.answers[0]?.answer;
+    const ran = execsOf(call.key);
+    if (call.name !== 'send_email') {
+      // (4) Every repeatable call completes with the answer of one of its real executions.
+      expect(call.parks, `repeatable call ${call.key} parked`).toEqual([]);
+      expect(answer?.type, `call ${call.key}`).toBe('ok');
+      expect(byNonce.get(answeredNonce(call) ?? '')?.idempotencyKey, `call ${call.key}`).toBe(call.key);
+      if (ran.length > 1) repeatedRepeatable += 1;
+      continue;
+    }
+    // Each execution of send_email had its own intent on disk before it ran.
+    expect(ran.length, `send_email ${call.key} ran more often than its intents`).toBeLessThanOrEqual(call.starts);
+    // (1) send_email ran at most once per go-ahead: once on its own, once more per `retry` answer.
+    const retries = call.parks.filter((park) => park.decision?.type === 'retry').map((park) => park.id);
+    expect(ran.length, `send_email ${call.key} ran ${ran.length} times with ${retries.length} retries`).toBeLessThan(
+      2 + retries.length,
+    );
+    for (const approval of new Set(ran.map((exec) => exec.approval))) {
+      if (approval !== null) expect(retries, `send_email ${call.key} ran under park ${approval}`).toContain(approval);
+      expect(ran.filter((exec) => exec.approval === approval).length, `send_email ${call.key}`).toBe(1);
+    }
+    // (3) An execution whose answer is not in the journal was parked in_doubt: the park after the
+    // go-ahead it ran under (the first park when it ran on its own).
+    const kept = answeredNonce(call);
+    for (const exec of ran) {
+      if (exec.nonce === kept) continue;
+      lostEmails += 1;
+      if (seenNonces.has(exec.nonce)) lostAfterSeen += 1;
+      const index = exec.approval === null ? 0 : call.parks.findIndex((park) => park.id === exec.approval) + 1;
+      expect(call.parks[index], `send_email ${call.key} ran (${exec.nonce}) and its answer was lost`).toBeDefined();
+    }
+    // Its answer is the answer of a real execution, or a person's.
+    if (kept !== undefined) expect(byNonce.get(kept)?.idempotencyKey).toBe(call.key);
+    else expect(call.parks.length, `send_email ${call.key} answered without running or a park`).toBeGreaterThan(0);
+    // Parks for a try that never reached the tool (killed after the intent, before the effect).
+    for (let index = 0; index < call.parks.length; index++) {
+      const allowedBy = index === 0 ? null : (call.parks[index - 1]?.id as string);
+      if (!ran.some((exec) => exec.approval === allowedBy)) emailParksNotRun += 1;
+    }
+  }
+
+  const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  const inDoubt = [...calls.values()].reduce((sum, call) => sum + call.parks.length, 0);
+  console.log(
+    [
+      `crash test: ${totalKills()} kills in ${childCount} children, ${runs.length} runs (${printedRunIds.size} reported by a child)`,
+      `  kills by point: ${[...POINTS, 'random'].map((point) => `${point} ${kills.get(point) ?? 0}`).join(', ')}`,
+      `  executions: ${execs.length} (send_email ${execs.filter((exec) => exec.tool === 'send_email').length}); ` +
+        `repeatable calls run more than once: ${repeatedRepeatable}`,
+      `  in_doubt parks: ${inDoubt} (of which the try never reached the tool: ${emailParksNotRun}); answers: ` +
+        [...decisions].map(([type, count]) => `${type} ${count}`).join(', '),
+      `  send_email executions whose answer was lost: ${lostEmails}, of which the model had already seen: ${lostAfterSeen}`,
+      `  kill phase ${seconds(killPhaseMs)}, total ${seconds(performance.now() - began)}`,
+    ].join('\n'),
+  );
+
+  expect(totalKills()).toBeGreaterThanOrEqual(MIN_KILLS);
+  for (const point of POINTS) expect(kills.get(point) ?? 0, `kills at ${point}`).toBeGreaterThan(0);
+  expect(runs.length).toBeGreaterThanOrEqual(RUNS);
+}, 180_000);
