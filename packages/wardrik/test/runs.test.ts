@@ -187,4 +187,34 @@ describe('a run', () => {
     expect((await wardrik.listRuns({ status: 'completed', agent: 'l' })).length).toBe(2);
     expect(await wardrik.listRuns({ status: 'running' })).toEqual([]);
   });
+
+  it.each([
+    [true, 1],
+    [false, 0],
+  ])(
+    'durableAnswers %s: a non-repeatable answer on disk before the model sees it → %i',
+    async (durableAnswers, expected) => {
+      const path = tempDbPath();
+      const send = tool({ name: 'send', description: 'Sends (not repeatable).', run: () => 'sent' });
+      let answersOnDisk = -1;
+      const model = new ScriptedModel([
+        { toolCalls: [{ name: 'send', arguments: {} }] },
+        () => {
+          const reader = new Database(path, { readonly: true });
+          answersOnDisk = (
+            reader.prepare(`SELECT count(*) AS n FROM journal WHERE record LIKE '%"call-answered"%'`).get() as {
+              n: number;
+            }
+          ).n;
+          reader.close();
+          return { text: 'done' };
+        },
+      ]);
+      wardrik = await openWardrik(path, [defineAgent({ name: 'd', instructions: '', model, tools: [send] })], {
+        durableAnswers,
+      });
+      await wardrik.run('d', 'go');
+      expect(answersOnDisk).toBe(expected);
+    },
+  );
 });

@@ -26,6 +26,12 @@ export interface DriverDeps {
   readonly toolRetry: RetryPolicy;
   readonly modelRetry: RetryPolicy;
   readonly now: () => number;
+  /**
+   * Whether the answer of a call that is not repeatable is on disk before the model sees it
+   * (default). Otherwise it rides to disk with the next barrier, and a crash in between parks the
+   * call `in_doubt` although the model had seen its answer.
+   */
+  readonly durableAnswers: boolean;
 }
 
 /** Why a driver stopped driving. */
@@ -275,7 +281,7 @@ export class RunDriver {
         await this.#park('tool', answer.reason, call, answer.measures, answer.details);
         return;
       }
-      await this.#write([this.#answered(call, answer)], false);
+      await this.#write([this.#answered(call, answer)], !isRepeatable && this.#deps.durableAnswers);
       return;
     }
   }

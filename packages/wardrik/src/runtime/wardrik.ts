@@ -34,6 +34,13 @@ export interface WardrikOptions {
   readonly modelRetry?: Partial<RetryPolicy>;
   /** Re-drive runs that were running when the process stopped. Default true. */
   readonly recover?: boolean;
+  /**
+   * `true` (default): the answer of a call that is not repeatable is on disk before the model
+   * sees it, so a crash after that never parks the call in doubt. `false` saves that fsync per
+   * such call: the answer rides to disk with the next barrier, and a crash in between parks the
+   * call `in_doubt` (still never repeated on its own).
+   */
+  readonly durableAnswers?: boolean;
   /** The clock, in ms since the epoch. */
   readonly now?: () => number;
 }
@@ -117,6 +124,7 @@ export class Wardrik {
       toolRetry: { ...defaultToolRetry, ...options.toolRetry },
       modelRetry: { ...defaultModelRetry, ...options.modelRetry },
       now: options.now ?? Date.now,
+      durableAnswers: options.durableAnswers ?? true,
     };
   }
 
