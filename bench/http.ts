@@ -48,7 +48,9 @@ async function load(startOne: () => Promise<void>): Promise<{ perSecond: number;
 
 function fresh(): Promise<Wardrik> {
   return createWardrik({
-    store: sqliteStore(join(mkdtempSync(join(tmpdir(), 'wardrik-http-')), 'b.db')),
+    store: sqliteStore(join(mkdtempSync(join(tmpdir(), 'wardrik-http-')), 'b.db'), {
+      synchronous: process.env.SYNC === 'normal' ? 'normal' : 'full',
+    }),
     agents: [short()],
   });
 }
