@@ -1,0 +1,146 @@
+import type { Agent } from '../agent.js';
+import type { RetryPolicy } from '../runtime/backoff.js';
+import type { Store } from '../store/store.js';
+import { ConfigError } from './config-error.js';
+
+/** Where and how `wardrik serve` listens. */
+export interface ServerConfig {
+  /** Default `127.0.0.1` (this machine only). */
+  readonly host?: string;
+  /** Default 4000; 0 picks a free port. */
+  readonly port?: number;
+  /** Largest request body accepted, in bytes. Default 1 MiB. */
+  readonly bodyLimitBytes?: number;
+}
+
+/** What a `wardrik.config.ts` exports by default. */
+export interface WardrikConfig {
+  /** The agents to run, each made with `defineAgent`. */
+  readonly agents: readonly Agent[];
+  /** Where runs live. Default: `sqliteStore('<config dir>/.wardrik/wardrik.db')`. */
+  readonly store?: Store;
+  readonly server?: ServerConfig;
+  /** Retries of repeatable calls that throw or time out. Default 3 tries, 200 ms doubling to 5 s. */
+  readonly toolRetry?: Partial<RetryPolicy>;
+  /** Retries of model calls that fail. Default 4 tries, 500 ms doubling to 20 s. */
+  readonly modelRetry?: Partial<RetryPolicy>;
+  // Later issues add here: `policy` (gates: which calls wait for a person), `workers` (trust,
+  // timeouts, who may serve which agents) and `models` (providers and the price table).
+}
+
+const KEYS = ['agents', 'store', 'server', 'toolRetry', 'modelRetry'];
+const SERVER_KEYS = ['host', 'port', 'bodyLimitBytes'];
+const RETRY_KEYS = ['attempts', 'baseDelayMs', 'maxDelayMs'];
+
+/**
+ * Declares a Wardrik config: returns it unchanged once checked, so a config file gets types and
+ * early, clear errors. Throws `ConfigError` naming the field that is wrong.
+ *
+ * @example
+ * ```ts
+ * // wardrik.config.ts
+ * import { defineAgent, defineConfig, sqliteStore } from 'wardrik'
+ *
+ * export default defineConfig({
+ *   agents: [defineAgent({ name: 'support', instructions: 'Help customers.', model, tools: [orderStatus] })],
+ *   store: sqliteStore('.wardrik/wardrik.db'), // the default, next to this file
+ *   server: { host: '127.0.0.1', port: 4000 }, // the defaults
+ * })
+ * ```
+ */
+export function defineConfig<Config extends WardrikConfig>(config: Config): Config {
+  checkConfig(config, 'config');
+  return config;
+}
+
+/** Checks a config; `where` prefixes every message (e.g. the file name). */
+export function checkConfig(config: unknown, where: string): asserts config is WardrikConfig {
+  if (!isObject(config)) throw new ConfigError(`${where}: expected an object such as { agents: [support] }`);
+  for (const key of Object.keys(config)) {
+    if (!KEYS.includes(key)) throw new ConfigError(`${where}.${key}: unknown setting (expected ${KEYS.join(', ')})`);
+  }
+  checkAgents(config['agents'], `${where}.agents`);
+  const store = config['store'];
+  if (store !== undefined && !isStore(store)) {
+    throw new ConfigError(`${where}.store: expected a Store, such as sqliteStore('.wardrik/wardrik.db')`);
+  }
+  checkServer(config['server'], `${where}.server`);
+  checkRetry(config['toolRetry'], `${where}.toolRetry`);
+  checkRetry(config['modelRetry'], `${where}.modelRetry`);
+}
+
+function checkAgents(agents: unknown, where: string): void {
+  if (agents === undefined) throw new ConfigError(`${where}: missing; list the agents to run, made with defineAgent()`);
+  if (!Array.isArray(agents) || agents.length === 0) {
+    throw new ConfigError(`${where}: expected a non-empty array of agents made with defineAgent()`);
+  }
+  const names = new Set<string>();
+  agents.forEach((agent: unknown, index) => {
+    if (!isAgent(agent)) throw new ConfigError(`${where}[${index}]: not an agent; make it with defineAgent()`);
+    if (names.has(agent.name)) throw new ConfigError(`${where}: two agents are named ${JSON.stringify(agent.name)}`);
+    names.add(agent.name);
+  });
+}
+
+function checkServer(server: unknown, where: string): void {
+  if (server === undefined) return;
+  if (!isObject(server)) throw new ConfigError(`${where}: expected an object such as { port: 4000 }`);
+  for (const key of Object.keys(server)) {
+    if (!SERVER_KEYS.includes(key)) {
+      throw new ConfigError(`${where}.${key}: unknown setting (expected ${SERVER_KEYS.join(', ')})`);
+    }
+  }
+  const { host, port, bodyLimitBytes } = server;
+  if (host !== undefined && (typeof host !== 'string' || host === '')) {
+    throw new ConfigError(`${where}.host: expected a host name or address, got ${describe(host)}`);
+  }
+  if (port !== undefined && !(Number.isInteger(port) && (port as number) >= 0 && (port as number) <= 65_535)) {
+    throw new ConfigError(`${where}.port: expected a port number 0–65535, got ${describe(port)}`);
+  }
+  if (bodyLimitBytes !== undefined && !(Number.isInteger(bodyLimitBytes) && (bodyLimitBytes as number) > 0)) {
+    throw new ConfigError(`${where}.bodyLimitBytes: expected a positive integer, got ${describe(bodyLimitBytes)}`);
+  }
+}
+
+function checkRetry(retry: unknown, where: string): void {
+  if (retry === undefined) return;
+  if (!isObject(retry)) throw new ConfigError(`${where}: expected an object such as { attempts: 3 }`);
+  for (const [key, value] of Object.entries(retry)) {
+    if (!RETRY_KEYS.includes(key)) {
+      throw new ConfigError(`${where}.${key}: unknown setting (expected ${RETRY_KEYS.join(', ')})`);
+    }
+    const least = key === 'attempts' ? 1 : 0;
+    if (!(typeof value === 'number' && Number.isInteger(value) && value >= least)) {
+      throw new ConfigError(`${where}.${key}: expected an integer of at least ${least}, got ${describe(value)}`);
+    }
+  }
+}
+
+/** Whether `value` looks like what `defineAgent` returns (checked by shape: it may come from another copy). */
+function isAgent(value: unknown): value is Agent {
+  if (!isObject(value)) return false;
+  const model = value['model'];
+  return (
+    typeof value['name'] === 'string' &&
+    typeof value['instructions'] === 'string' &&
+    value['tools'] instanceof Map &&
+    Array.isArray(value['toolDefinitions']) &&
+    isObject(model) &&
+    typeof model['generate'] === 'function'
+  );
+}
+
+function isStore(value: unknown): value is Store {
+  if (!isObject(value)) return false;
+  return ['migrate', 'write', 'getRun', 'loadJournal', 'close'].every((method) => typeof value[method] === 'function');
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (Array.isArray(value)) return 'an array';
+  return value === null ? 'null' : typeof value === 'object' ? 'an object' : String(value);
+}
