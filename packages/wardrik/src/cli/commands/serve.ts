@@ -1,0 +1,189 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { Agent } from '../../agent.js';
+import { AuthService } from '../../auth/auth-service.js';
+import { type LoadedConfig, loadConfig } from '../../config/load-config.js';
+import { createWardrik, type Wardrik } from '../../runtime/wardrik.js';
+import { type RunningServer, startServer } from '../../server/start-server.js';
+import { ScriptedModel } from '../../testing/scripted-model.js';
+import { CliError, EXIT } from '../cli-error.js';
+import { COMMON_HELP, type Command, commonOptions, numberOption, positionals, stringOption } from '../command.js';
+import { cliName, print, printError, printJson } from '../output.js';
+
+/** `wardrik serve`: loads the config and serves the HTTP API until SIGINT or SIGTERM. */
+export const serve: Command = {
+  name: 'serve',
+  summary: 'start the server (HTTP API) with the agents of the config',
+  usage: `Usage: wardrik serve [--config FILE] [--host HOST] [--port PORT]
+
+Loads the config (./wardrik.config.ts, .mts, .js or .mjs unless --config names one), recovers
+the runs that were interrupted, and serves the HTTP API. The first time, it creates an admin and
+prints its token once; it also saves it in .wardrik/admin-token next to the config (mode 0600), so
+the CLI run from that directory needs no --token. Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
+
+Options:
+  --config FILE  the config file
+  --host HOST    where to listen (default: the config's, else 127.0.0.1)
+  --port PORT    the port (default: the config's, else 4000; 0 picks a free one)
+${COMMON_HELP}`,
+  options: { ...commonOptions, config: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' } },
+  async run(parsed) {
+    positionals(serve, parsed, []);
+    const port = numberOption(
+      serve,
+      parsed,
+      'port',
+      'a port number from 0 to 65535',
+      (value) => Number.isInteger(value) && value >= 0 && value <= 65_535,
+    );
+    const config = await loadConfig(stringOption(parsed, 'config'));
+    const wardrik = await createWardrik({
+      store: config.store,
+      agents: config.agents,
+      ...(config.toolRetry ? { toolRetry: config.toolRetry } : {}),
+      ...(config.modelRetry ? { modelRetry: config.modelRetry } : {}),
+      recover: false,
+    });
+    let server: RunningServer;
+    let admin: AdminToken;
+    let resumed: number;
+    try {
+      ({ resumed } = await wardrik.recover());
+      const auth = new AuthService(config.store);
+      admin = await adminToken(auth, config);
+      const host = stringOption(parsed, 'host') ?? config.host;
+      server = await listen({ wardrik, auth, host, port: port ?? config.port, config });
+    } catch (thrown) {
+      await wardrik.close();
+      throw thrown;
+    }
+    const asJson = parsed.values['json'] === true;
+    if (asJson) {
+      printJson({
+        url: server.url,
+        port: server.port,
+        config: config.path,
+        agents: config.agents.map((agent) => ({ name: agent.name, model: agent.model.id, demo: isDemoModel(agent) })),
+        resumed,
+        ...admin,
+      });
+    } else {
+      report(server, config, admin, resumed);
+    }
+    return waitForSignal(async () => {
+      if (!asJson) printError('Stopping: closing the server and the runtime…');
+      await server.close();
+      await wardrik.close();
+    });
+  },
+};
+
+/** The admin token: new (shown once), saved in a file earlier, or neither. */
+type AdminToken =
+  | { readonly token: string; readonly tokenFile: string; readonly created: true }
+  | { readonly tokenFile: string; readonly created: false; readonly valid: boolean | undefined };
+
+/** Makes sure there is an admin; a new admin's token is saved in `<config dir>/.wardrik/admin-token` (0600). */
+async function adminToken(auth: AuthService, config: LoadedConfig): Promise<AdminToken> {
+  const tokenFile = join(config.stateDirectory, 'admin-token');
+  const created = await auth.ensureAdmin();
+  if (created) {
+    mkdirSync(config.stateDirectory, { recursive: true, mode: 0o700 });
+    // The directory holds a secret: keep it out of git even where no .gitignore says so.
+    const ignore = join(config.stateDirectory, '.gitignore');
+    if (!existsSync(ignore)) writeFileSync(ignore, '*\n');
+    writeFileSync(tokenFile, `${created.token}\n`, { mode: 0o600 });
+    return { token: created.token, tokenFile, created: true };
+  }
+  if (!existsSync(tokenFile)) return { tokenFile, created: false, valid: undefined };
+  const saved = readFileSync(tokenFile, 'utf8').trim();
+  const outcome = await auth.authenticate(`Bearer ${saved}`);
+  return { tokenFile, created: false, valid: outcome.ok };
+}
+
+async function listen(options: {
+  wardrik: Wardrik;
+  auth: AuthService;
+  host: string;
+  port: number;
+  config: LoadedConfig;
+}): Promise<RunningServer> {
+  const { wardrik, auth, host, port, config } = options;
+  try {
+    return await startServer({
+      wardrik,
+      auth,
+      host,
+      port,
+      ...(config.bodyLimitBytes === undefined ? {} : { bodyLimitBytes: config.bodyLimitBytes }),
+    });
+  } catch (thrown) {
+    const code = (thrown as { code?: string }).code;
+    const why =
+      code === 'EADDRINUSE'
+        ? 'the port is in use (another wardrik serve?); pick another with --port'
+        : code === 'EACCES'
+          ? 'permission denied; pick a port above 1023'
+          : (thrown as Error).message;
+    throw new CliError(EXIT.failed, `cannot listen on ${host}:${port}: ${why}`, { cause: thrown });
+  }
+}
+
+function isDemoModel(agent: Agent): boolean {
+  return agent.model instanceof ScriptedModel || agent.model.id.startsWith('scripted');
+}
+
+function report(server: RunningServer, config: LoadedConfig, admin: AdminToken, resumed: number): void {
+  const shown = (file: string) => relative(process.cwd(), file) || file;
+  print(`Wardrik listening on ${server.url}`);
+  print(`Config: ${shown(config.path)}`);
+  print(
+    `Store: ${config.defaultStore ? `SQLite, ${shown(join(config.stateDirectory, 'wardrik.db'))}` : 'as configured'}`,
+  );
+  if (resumed > 0) print(`Resumed ${resumed} interrupted run${resumed === 1 ? '' : 's'}.`);
+  print('Agents:');
+  for (const agent of config.agents) {
+    const model = isDemoModel(agent)
+      ? `model ${agent.model.id}: the scripted offline demo model (no model key; replace it in the config)`
+      : `model ${agent.model.id}`;
+    const tools = [...agent.tools.keys()].join(', ') || 'no tools';
+    print(`  ${agent.name} — ${model}; tools: ${tools}`);
+  }
+  const where = relative(process.cwd(), config.directory);
+  const from = where === '' ? 'here' : `in ${where}/`;
+  if (admin.created) {
+    print(`Admin token (shown once; saved in ${shown(admin.tokenFile)}):`);
+    print(`  ${admin.token}`);
+    print(`The CLI uses it when run ${from}; elsewhere pass --token or set WARDRIK_TOKEN.`);
+  } else if (admin.valid) {
+    print(`Admin token: in ${shown(admin.tokenFile)} (the CLI uses it when run ${from}).`);
+  } else {
+    const why =
+      admin.valid === false
+        ? `${shown(admin.tokenFile)} holds a token this store does not know`
+        : 'its token was shown when it was created';
+    print(`An admin exists (${why}). Make a new token with: ${cliName()} tokens create --name admin`);
+  }
+  print(`Try it from another terminal, ${from}:`);
+  print(`  ${cliName()} run ${config.agents[0]?.name ?? 'AGENT'} "Please refund order A1"`);
+}
+
+/** Resolves to exit code 0 once SIGINT or SIGTERM came and `close` has run. */
+function waitForSignal(close: () => Promise<void>): Promise<number> {
+  return new Promise((resolve) => {
+    let closing = false;
+    const stop = () => {
+      if (closing) return;
+      closing = true;
+      close().then(
+        () => resolve(EXIT.ok),
+        (thrown: unknown) => {
+          printError(`wardrik serve: closing failed: ${(thrown as Error).message}`);
+          resolve(EXIT.failed);
+        },
+      );
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}

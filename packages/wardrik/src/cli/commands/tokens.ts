@@ -1,0 +1,175 @@
+import { AuthService } from '../../auth/auth-service.js';
+import type { Principal, PrincipalKind, Role } from '../../auth/types.js';
+import { loadConfig } from '../../config/load-config.js';
+import { CliError, EXIT, usageError } from '../cli-error.js';
+import { COMMON_HELP, type Command, commonOptions, flag, type Parsed, stringOption } from '../command.js';
+import { cliName, print, printJson, table, when } from '../output.js';
+
+const ROLES: readonly Role[] = ['admin', 'operator', 'user', 'worker'];
+const KINDS: readonly PrincipalKind[] = ['user', 'service', 'worker'];
+
+/** `wardrik tokens create|list|revoke`: manages tokens on the config's store, without a server. */
+export const tokens: Command = {
+  name: 'tokens',
+  summary: 'create, list and revoke tokens (on the config’s store; no server needed)',
+  usage: `Usage: wardrik tokens create --name NAME [--role ROLE] [--agents A,B] [--kind KIND]
+       wardrik tokens list
+       wardrik tokens revoke TOKEN_ID
+
+Works on the store of the config (./wardrik.config.ts unless --config names one), so no
+server is needed and a running server sees the change at once.
+
+create  gives NAME a new token, shown once. A new NAME needs --role; an existing one keeps its role.
+          --role R      ${ROLES.join(', ')}
+          --agents A,B  the agents it may use (default: all, '*')
+          --kind K      ${KINDS.join(', ')} (default: worker for the worker role, else user)
+list    lists tokens (never their secrets) with their principals
+revoke  revokes a token by its id (tok_…): it stops working at once
+
+Options:
+  --config FILE  the config file
+${COMMON_HELP}`,
+  options: {
+    ...commonOptions,
+    config: { type: 'string' },
+    name: { type: 'string' },
+    role: { type: 'string' },
+    agents: { type: 'string' },
+    kind: { type: 'string' },
+  },
+  async run(parsed) {
+    const [action, ...rest] = parsed.positionals;
+    if (action === undefined) throw usageError('missing create, list or revoke', tokens.usage);
+    if (!['create', 'list', 'revoke'].includes(action)) {
+      throw usageError(`unknown action ${JSON.stringify(action)}; expected create, list or revoke`, tokens.usage);
+    }
+    const expected = action === 'revoke' ? 1 : 0;
+    if (rest.length < expected) throw usageError('missing TOKEN_ID', tokens.usage);
+    if (rest.length > expected) {
+      throw usageError(`unexpected argument ${JSON.stringify(rest[expected])}`, tokens.usage);
+    }
+    const createOnly = ['name', 'role', 'agents', 'kind'].filter((option) => parsed.values[option] !== undefined);
+    if (action !== 'create' && createOnly.length > 0) {
+      throw usageError(`--${createOnly[0]} goes with create only`, tokens.usage);
+    }
+    const input = action === 'create' ? createInput(parsed) : undefined;
+    const config = await loadConfig(stringOption(parsed, 'config'));
+    const store = config.store;
+    try {
+      await store.migrate();
+      const auth = new AuthService(store);
+      if (input) return await create(auth, input, flag(parsed, 'json'));
+      if (action === 'list') return await list(auth, flag(parsed, 'json'));
+      return await revoke(auth, rest[0] as string, flag(parsed, 'json'));
+    } finally {
+      await store.close();
+    }
+  },
+};
+
+interface CreateInput {
+  readonly name: string;
+  readonly role: Role | undefined;
+  readonly kind: PrincipalKind | undefined;
+  readonly agents: readonly string[] | undefined;
+}
+
+function createInput(parsed: Parsed): CreateInput {
+  const name = stringOption(parsed, 'name');
+  if (!name) throw usageError('missing --name NAME', tokens.usage);
+  const role = stringOption(parsed, 'role');
+  if (role !== undefined && !ROLES.includes(role as Role)) {
+    throw usageError(`--role expects one of ${ROLES.join(', ')}, got ${JSON.stringify(role)}`, tokens.usage);
+  }
+  const kind = stringOption(parsed, 'kind');
+  if (kind !== undefined && !KINDS.includes(kind as PrincipalKind)) {
+    throw usageError(`--kind expects one of ${KINDS.join(', ')}, got ${JSON.stringify(kind)}`, tokens.usage);
+  }
+  const agentsText = stringOption(parsed, 'agents');
+  const agents = agentsText
+    ?.split(',')
+    .map((agent) => agent.trim())
+    .filter(Boolean);
+  if (agents !== undefined && agents.length === 0) {
+    throw usageError('--agents expects agent names separated by commas, or *', tokens.usage);
+  }
+  return { name, role: role as Role | undefined, kind: kind as PrincipalKind | undefined, agents };
+}
+
+async function create(auth: AuthService, input: CreateInput, asJson: boolean): Promise<number> {
+  let principal = await auth.findPrincipalByName(input.name);
+  if (principal) {
+    const differs = (['role', 'kind'] as const).find(
+      (key) => input[key] !== undefined && input[key] !== principal?.[key],
+    );
+    if (differs || (input.agents && input.agents.join(',') !== principal.agents.join(','))) {
+      throw new CliError(
+        EXIT.failed,
+        `${input.name} exists with role ${principal.role}, kind ${principal.kind}, agents ${principal.agents.join(',')}; ` +
+          'leave out --role, --kind and --agents to give it another token',
+      );
+    }
+  } else {
+    if (!input.role) throw usageError(`${input.name} is new; give it a --role (${ROLES.join(', ')})`, tokens.usage);
+    principal = await auth.createPrincipal({
+      name: input.name,
+      role: input.role,
+      kind: input.kind ?? (input.role === 'worker' ? 'worker' : 'user'),
+      agents: input.agents ?? ['*'],
+    });
+  }
+  const issued = await auth.issueToken(principal.id);
+  if (asJson) {
+    printJson({ token: issued.token, tokenId: issued.info.id, principal });
+    return EXIT.ok;
+  }
+  print(`Token for ${describePrincipal(principal)} (shown once; keep it):`);
+  print(`  ${issued.token}`);
+  print(`Its id is ${issued.info.id}; revoke it with: ${cliName()} tokens revoke ${issued.info.id}`);
+  return EXIT.ok;
+}
+
+async function list(auth: AuthService, asJson: boolean): Promise<number> {
+  const [all, principals] = await Promise.all([auth.listTokens(), auth.listPrincipals()]);
+  const byId = new Map(principals.map((principal) => [principal.id, principal]));
+  if (asJson) {
+    printJson(all.map((token) => ({ ...token, principal: byId.get(token.principalId) })));
+    return EXIT.ok;
+  }
+  if (all.length === 0) {
+    print('No tokens yet: `wardrik serve` makes the first (admin) one.');
+    return EXIT.ok;
+  }
+  print(
+    table(
+      ['ID', 'PRINCIPAL', 'ROLE', 'AGENTS', 'CREATED', 'REVOKED'],
+      all.map((token) => {
+        const principal = byId.get(token.principalId);
+        return [
+          token.id,
+          principal?.name ?? token.principalId,
+          principal?.role ?? '?',
+          principal?.agents.join(',') ?? '?',
+          when(token.createdAt),
+          token.revokedAt === undefined ? '-' : when(token.revokedAt),
+        ];
+      }),
+    ),
+  );
+  return EXIT.ok;
+}
+
+async function revoke(auth: AuthService, id: string, asJson: boolean): Promise<number> {
+  const revoked = await auth.revokeToken(id);
+  if (asJson) {
+    printJson(revoked);
+    return EXIT.ok;
+  }
+  const principal = await auth.getPrincipal(revoked.principalId);
+  print(`Revoked ${revoked.id}${principal ? ` (${describePrincipal(principal)})` : ''}: it no longer works.`);
+  return EXIT.ok;
+}
+
+function describePrincipal(principal: Principal): string {
+  return `${principal.name}, role ${principal.role}, agents ${principal.agents.join(',')}`;
+}

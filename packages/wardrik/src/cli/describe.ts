@@ -1,0 +1,103 @@
+import type { Label, Measures } from '@wardrik/core';
+import type { Park, ParkDecision } from '../journal/records.js';
+import { cliName, clip } from './output.js';
+
+/** A value as JSON on one line, cut to `max` characters. */
+export function json(value: unknown, max = 200): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return clip(text, max);
+}
+
+/** A call for people: `refund({"order_id":"A1","amount":250})`. */
+export function describeCall(name: string, args: unknown): string {
+  return `${name}(${json(args, 160)})`;
+}
+
+/**
+ * What a run cost, for people: `0.006 usd, 45 tokens (30 in, 15 out)`, then any other unit.
+ *
+ * @example
+ * ```ts
+ * describeCost({ usd: 0.006, inputTokens: 30, outputTokens: 15 }) // '0.006 usd, 45 tokens (30 in, 15 out)'
+ * ```
+ */
+export function describeCost(measures: Measures): string {
+  const { usd, inputTokens, outputTokens, cachedInputTokens, ...others } = measures;
+  const parts: string[] = [];
+  if (usd !== undefined) parts.push(`${round(usd)} usd`);
+  if (inputTokens !== undefined || outputTokens !== undefined) {
+    const input = inputTokens ?? 0;
+    const output = outputTokens ?? 0;
+    const cached = cachedInputTokens ? `, ${cachedInputTokens} cached` : '';
+    parts.push(`${input + output} tokens (${input} in, ${output} out${cached})`);
+  }
+  for (const [unit, amount] of Object.entries(others)) parts.push(`${round(amount)} ${unit}`);
+  return parts.length ? parts.join(', ') : 'nothing measured';
+}
+
+/** What a run cost, in a few characters for tables: `0.006 usd, 45 tokens`. */
+export function describeCostShort(measures: Measures): string {
+  const parts: string[] = [];
+  if (measures['usd'] !== undefined) parts.push(`${round(measures['usd'])} usd`);
+  const tokens = (measures['inputTokens'] ?? 0) + (measures['outputTokens'] ?? 0);
+  if (tokens > 0) parts.push(`${tokens} tokens`);
+  return parts.join(', ') || '-';
+}
+
+/** Labels for people: `outside`, or `none`. */
+export function describeLabels(labels: readonly Label[]): string {
+  return labels.length ? labels.join(', ') : 'none';
+}
+
+/** A person's decision for people: `approve (run the call)`, `deny: too much`… */
+export function describeDecision(decision: ParkDecision): string {
+  switch (decision.type) {
+    case 'retry':
+      return `approve (run the call)${decision.note ? `: ${decision.note}` : ''}`;
+    case 'fail':
+      return `deny${decision.reason ? `: ${decision.reason}` : ''}`;
+    case 'answer':
+      return `it ran, returning ${json(decision.value)}`;
+    case 'raise-budget':
+      return `raise the budget to ${json(decision.budget)}`;
+    case 'stop':
+      return `stop the run${decision.reason ? `: ${decision.reason}` : ''}`;
+  }
+}
+
+/** The commands that answer a park of this kind, for people to copy. */
+export function answerCommands(park: Pick<Park, 'id' | 'kind'>): string[] {
+  const answer = `${cliName()} answer ${park.id}`;
+  switch (park.kind) {
+    case 'budget':
+      return [`${answer} raise-budget --usd N   (or --tokens N, --steps N)`, `${answer} stop`];
+    case 'in_doubt':
+      return [
+        `${answer} ran --value '<what it returned, as JSON>'   (it ran)`,
+        `${answer} approve   (it did not run: run it now)`,
+        `${answer} deny --reason '…'`,
+      ];
+    default:
+      return [`${answer} approve`, `${answer} deny --reason '…'`];
+  }
+}
+
+/** A park in a few lines for people: why it waits, the call it holds, how to answer it. */
+export function describePark(park: Park, indent = '  '): string[] {
+  const lines = [`${indent}⏸ ${park.kind}: ${park.reason}`];
+  const held = park.call ? ` holds ${describeCall(park.call.name, park.call.arguments)}` : '';
+  lines.push(`${indent}  park ${park.id}${held}`);
+  answerCommands(park).forEach((command, index) => {
+    lines.push(`${indent}  ${index === 0 ? 'answer with:' : '         or:'} ${command}`);
+  });
+  return lines;
+}
+
+function round(value: number): string {
+  return String(Math.round(value * 1e6) / 1e6);
+}

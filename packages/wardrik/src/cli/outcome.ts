@@ -1,0 +1,64 @@
+import type { Label, Measures } from '@wardrik/core';
+import type { ParkRow, RunRow, RunStatus } from '../store/store.js';
+import { EXIT } from './cli-error.js';
+import type { WardrikClient } from './client.js';
+import { describeCost, describeLabels } from './describe.js';
+import type { FollowEnd } from './follow.js';
+import { print, printJson } from './output.js';
+
+/** Where a followed run stands: what `run --json` and `answer --json` print. */
+export interface RunOutcome {
+  readonly runId: string;
+  readonly status: RunStatus;
+  readonly output?: string;
+  readonly error?: string;
+  readonly labels: readonly Label[];
+  readonly measures: Measures;
+  /** The open parks, when parked. */
+  readonly parks: readonly ParkRow[];
+}
+
+/** The exit code for a run's status: 0 completed, 3 parked, 1 otherwise. */
+export function exitCodeOf(status: RunStatus): number {
+  if (status === 'completed') return EXIT.ok;
+  if (status === 'parked') return EXIT.parked;
+  return EXIT.failed;
+}
+
+/** The outcome of a followed run: from its end record, or (parked) from its row. */
+export async function outcomeOf(client: WardrikClient, runId: string, end: FollowEnd): Promise<RunOutcome> {
+  if (end.type === 'ended') {
+    const { status, output, error, labels, measures } = end.record;
+    return {
+      runId,
+      status,
+      ...(output === undefined ? {} : { output }),
+      ...(error === undefined ? {} : { error }),
+      labels,
+      measures,
+      parks: [],
+    };
+  }
+  const run = await client.request<RunRow>('GET', `/v1/runs/${encodeURIComponent(runId)}`);
+  return { runId, status: 'parked', labels: run.labels, measures: run.measures, parks: end.parks };
+}
+
+/** Prints the outcome (for people, or as JSON) and returns the exit code. */
+export function reportOutcome(outcome: RunOutcome, asJson: boolean): number {
+  if (asJson) {
+    printJson(outcome);
+    return exitCodeOf(outcome.status);
+  }
+  print();
+  if (outcome.status === 'parked') {
+    const count = outcome.parks.length;
+    print(`Run ${outcome.runId} is parked: it waits for a person (${count} open park${count === 1 ? '' : 's'}).`);
+    print(`Cost so far: ${describeCost(outcome.measures)}`);
+  } else {
+    if (outcome.status === 'completed') print(`Final answer: ${outcome.output ?? ''}`);
+    else print(`Run ${outcome.runId} ${outcome.status}: ${outcome.error ?? 'no reason given'}`);
+    print(`Cost: ${describeCost(outcome.measures)}`);
+  }
+  print(`Labels: ${describeLabels(outcome.labels)}`);
+  return exitCodeOf(outcome.status);
+}

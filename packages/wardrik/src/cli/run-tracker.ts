@@ -1,0 +1,60 @@
+import type { Park } from '../journal/records.js';
+import type { RunEvent } from '../runtime/events.js';
+
+/**
+ * Follows a run's state from its events, enough to know when it waits for a person: some park is
+ * open and no call of its current step is still running (the other calls of a step that parked
+ * go on until they answer).
+ */
+export class RunTracker {
+  /** Calls the model asked for that have neither an answer nor a park. */
+  readonly #running = new Set<string>();
+  /** Open parks by id. */
+  readonly #open = new Map<string, Park>();
+
+  apply(event: RunEvent): void {
+    if (event.type === 'text-delta') return;
+    const record = event.record;
+    switch (record.type) {
+      case 'model-step':
+        for (const call of record.toolCalls) this.#running.add(call.callId);
+        break;
+      case 'call-started':
+        this.#running.add(record.callId);
+        break;
+      case 'call-answered':
+        this.#running.delete(record.callId);
+        break;
+      case 'run-parked':
+        this.#open.set(record.park.id, record.park);
+        if (record.park.call) this.#running.delete(record.park.call.callId);
+        break;
+      case 'park-answered': {
+        const park = this.#open.get(record.parkId);
+        this.#open.delete(record.parkId);
+        if (park?.call && record.decision.type === 'retry') this.#running.add(park.call.callId);
+        break;
+      }
+      case 'run-ended':
+        this.#open.clear();
+        this.#running.clear();
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** Whether the run, as far as its events tell, waits for a person and nothing else. */
+  get waiting(): boolean {
+    return this.#open.size > 0 && this.#running.size === 0;
+  }
+
+  /** The open parks, oldest first. */
+  get openParks(): Park[] {
+    return [...this.#open.values()];
+  }
+
+  isOpen(parkId: string): boolean {
+    return this.#open.has(parkId);
+  }
+}
