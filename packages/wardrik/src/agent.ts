@@ -17,8 +17,12 @@ export interface AgentOptions {
   readonly budget?: Budget;
   /** Model steps after which the run fails for want of a final answer. Default 50. */
   readonly maxSteps?: number;
-  // Later issues add here: `workers` ('workers/*' or 'workers/NAME'), `policy` (gates),
-  // `subAgents` (TransferToAgent) and `toolsets` (resolved on every step).
+  /**
+   * Tools offered by workers: `'workers/*'` for all, or `'workers/NAME'`. The model sees each as
+   * `workers__NAME`; they are resolved on every step.
+   */
+  readonly workers?: readonly string[];
+  // Later issues add here: `policy` (gates), `subAgents` (TransferToAgent) and `toolsets`.
 }
 
 /** An agent, checked and ready to run. */
@@ -33,6 +37,8 @@ export interface Agent {
   readonly toolDefinitions: readonly ModelToolDefinition[];
   readonly budget: Budget;
   readonly maxSteps: number;
+  /** Worker tool patterns (`workers/*`, `workers/NAME`). */
+  readonly workers: readonly string[];
 }
 
 /**
@@ -79,10 +85,18 @@ export function defineAgent(options: AgentOptions): Agent {
     throw new AgentDefinitionError(`agent ${name}: maxSteps must be a positive integer, got ${String(maxSteps)}`);
   }
   const budget = checkBudget(options.budget ?? {}, `agent ${name}: budget`);
-  const toolDefinitions = [...tools.values()].map((local) => {
-    const listed = toMcpTool(local);
-    return { name: listed.name, description: listed.description ?? '', inputSchema: listed.inputSchema };
-  });
+  const toolDefinitions = [...tools.values()].map(toolDefinition);
+  const workers = options.workers ?? [];
+  if (!Array.isArray(workers))
+    throw new AgentDefinitionError(`agent ${name}: workers must be an array such as ['workers/*']`);
+  for (const [index, pattern] of workers.entries()) {
+    const worker = typeof pattern === 'string' && pattern.startsWith('workers/') ? pattern.slice(8) : undefined;
+    if (worker === undefined || (worker !== '*' && !isValidToolName(worker))) {
+      throw new AgentDefinitionError(
+        `agent ${name}: workers[${index}] is ${JSON.stringify(pattern)}; expected 'workers/*' or 'workers/NAME'`,
+      );
+    }
+  }
   return Object.freeze({
     name,
     description: options.description ?? '',
@@ -92,7 +106,14 @@ export function defineAgent(options: AgentOptions): Agent {
     toolDefinitions,
     budget,
     maxSteps,
+    workers: [...workers],
   });
+}
+
+/** A tool as the model is offered it. */
+export function toolDefinition(local: Tool<Arguments>): ModelToolDefinition {
+  const listed = toMcpTool(local);
+  return { name: listed.name, description: listed.description ?? '', inputSchema: listed.inputSchema };
 }
 
 /** Checks a budget: each limit, if set, is a positive finite number. */

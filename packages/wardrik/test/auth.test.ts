@@ -42,6 +42,7 @@ describe('can: the permission matrix', () => {
     'park.answer',
     'tokens.manage',
     'agent.serve',
+    'workers.list',
   ];
   const WORDS: Record<Action, string> = {
     'agents.list': 'list agents',
@@ -52,6 +53,7 @@ describe('can: the permission matrix', () => {
     'park.answer': 'answer parks',
     'tokens.manage': 'manage tokens',
     'agent.serve': 'serve agents',
+    'workers.list': 'list workers',
   };
   const NOT_OWN: Partial<Record<Action, string>> = {
     'run.read': 'runs of another principal are not visible to role user',
@@ -74,6 +76,7 @@ describe('can: the permission matrix', () => {
       'park.answer': 'YYYY',
       'tokens.manage': 'YYYY',
       'agent.serve': 'YYYY',
+      'workers.list': 'YYYY',
     },
     operator: {
       'agents.list': 'YYSS',
@@ -84,6 +87,7 @@ describe('can: the permission matrix', () => {
       'park.answer': 'YYSS',
       'tokens.manage': 'RRRR',
       'agent.serve': 'RRRR',
+      'workers.list': 'YYYY',
     },
     user: {
       'agents.list': 'YYSS',
@@ -94,6 +98,7 @@ describe('can: the permission matrix', () => {
       'park.answer': 'RRRR',
       'tokens.manage': 'RRRR',
       'agent.serve': 'RRRR',
+      'workers.list': 'RRRR',
     },
     worker: {
       'agents.list': 'RRRR',
@@ -104,6 +109,7 @@ describe('can: the permission matrix', () => {
       'park.answer': 'RRRR',
       'tokens.manage': 'RRRR',
       'agent.serve': 'YYSS',
+      'workers.list': 'RRRR',
     },
   };
 
@@ -119,7 +125,7 @@ describe('can: the permission matrix', () => {
   );
 
   it('covers every role and action, four cells each', () => {
-    expect(cells).toHaveLength(4 * 8 * 4);
+    expect(cells).toHaveLength(4 * 9 * 4);
     expect(cells.every((cell) => cell.code !== undefined)).toBe(true);
   });
 

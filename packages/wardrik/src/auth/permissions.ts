@@ -15,6 +15,7 @@ const EVERYTHING: Readonly<Record<Action, Reach>> = {
   'park.answer': 'any',
   'tokens.manage': 'any',
   'agent.serve': 'any',
+  'workers.list': 'any',
 };
 
 /** The matrix. An action a role does not list is denied to it. */
@@ -26,6 +27,7 @@ const GRANTS: Readonly<Record<Role, Readonly<Partial<Record<Action, Reach>>>>> =
     'run.cancel': 'scoped',
     'park.read': 'scoped',
     'park.answer': 'scoped',
+    'workers.list': 'any',
   },
   user: {
     'agents.list': 'scoped',
@@ -47,6 +49,7 @@ const ACTION_WORDS: Readonly<Record<Action, string>> = {
   'park.answer': 'answer parks',
   'tokens.manage': 'manage tokens',
   'agent.serve': 'serve agents',
+  'workers.list': 'list workers',
 };
 
 /** Why another principal's run is out of reach, per action a role may take on its own runs only. */

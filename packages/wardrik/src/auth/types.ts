@@ -38,7 +38,8 @@ export type Action =
   | 'park.read'
   | 'park.answer'
   | 'tokens.manage'
-  | 'agent.serve';
+  | 'agent.serve'
+  | 'workers.list';
 
 /** The facts an action is checked against. */
 export interface Resource {

@@ -1,6 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { type Answer, addMeasures, describeReason, error, type Measures, ok, repeatable } from '@wardrik/core';
+import {
+  type Answer,
+  type Arguments,
+  addMeasures,
+  describeReason,
+  error,
+  type Measures,
+  ok,
+  repeatable,
+  type Tool,
+} from '@wardrik/core';
 import type { Agent } from '../agent.js';
+import { toolDefinition } from '../agent.js';
 import { ModelError } from '../errors.js';
 import {
   type EndStatus,
@@ -12,11 +23,13 @@ import {
   type StoredRecord,
 } from '../journal/records.js';
 import { applyRecord, type CallState, type RunState, tokensUsed } from '../journal/state.js';
-import type { ModelResponse } from '../model/model.js';
+import type { ModelResponse, ModelToolDefinition } from '../model/model.js';
 import type { ParkRow, RunRow, Store } from '../store/store.js';
+import type { WorkerHub } from '../workers/worker-hub.js';
 import { attemptCall } from './attempt-call.js';
 import { backoffDelay, type RetryPolicy, sleep } from './backoff.js';
 import { type EventHub, recordEvent } from './events.js';
+import { gateReason } from './gate.js';
 import { parkHash } from './park-hash.js';
 
 /** What a driver needs from the runtime. */
@@ -32,6 +45,8 @@ export interface DriverDeps {
    * call `in_doubt` although the model had seen its answer.
    */
   readonly durableAnswers: boolean;
+  /** The workers connected to this node, for agents that name worker tools. */
+  readonly workers?: WorkerHub;
 }
 
 /** Why a driver stopped driving. */
@@ -163,7 +178,10 @@ export class RunDriver {
     if (call && decision.type === 'answer') {
       records.push(this.#answered(call, ok(decision.value)));
     } else if (call && decision.type === 'fail') {
-      const reason = decision.reason ?? 'a person failed this call';
+      const reason =
+        park.kind === 'approval'
+          ? `A person declined this call${decision.reason ? `: ${decision.reason}` : ''}`
+          : (decision.reason ?? 'a person failed this call');
       records.push(this.#answered(call, error(reason, { code: 'declined' })));
     } else if (decision.type === 'stop') {
       records.push(this.#endRecord('failed', { error: decision.reason ?? 'a person stopped the run at its budget' }));
@@ -203,8 +221,15 @@ export class RunDriver {
   }
 
   async #execute(call: CallState): Promise<void> {
-    const tool = this.#agent.tools.get(call.name);
+    const tool = this.#findTool(call.name);
     const isRepeatable = tool ? repeatable(tool) : true;
+    if (tool && !call.approval) {
+      const gated = gateReason(tool, this.state.labels);
+      if (gated) {
+        await this.#park('approval', gated, call);
+        return;
+      }
+    }
     const idempotencyKey = call.idempotencyKey || `${this.runId}:${call.callId}`;
     const { attempts, baseDelayMs, maxDelayMs } = this.#deps.toolRetry;
     let spent = {};
@@ -226,7 +251,7 @@ export class RunDriver {
         !isRepeatable,
       );
       const outcome = await attemptCall({
-        tools: this.#agent.tools,
+        tools: tool ? new Map([[call.name, tool]]) : this.#agent.tools,
         callId: call.callId,
         name: call.name,
         arguments: call.arguments,
@@ -243,18 +268,19 @@ export class RunDriver {
         await this.#write([this.#answered(call, error('the run was cancelled', { code: 'cancelled' }))], false);
         return;
       }
+      // A worker that went away or stopped answering: the call may or may not have run.
+      const lost = outcome.kind === 'answered' && outcome.answer.type === 'error' && outcome.answer.code === 'lost';
       const retryable =
         isRepeatable &&
-        (outcome.kind === 'timeout' || (outcome.answer.type === 'error' && outcome.answer.code === 'thrown'));
+        (outcome.kind === 'timeout' || lost || (outcome.answer.type === 'error' && outcome.answer.code === 'thrown'));
       const partial = outcome.kind === 'timeout' ? outcome.answerSoFar : outcome.answer;
       spent = addMeasures(spent, partial.measures);
-      if (outcome.kind === 'timeout' && !isRepeatable) {
-        await this.#park(
-          'in_doubt',
-          `the call timed out after ${outcome.ms} ms and may have run; say whether it ran`,
-          call,
-          partial.measures,
-        );
+      if ((outcome.kind === 'timeout' || lost) && !isRepeatable) {
+        const why =
+          outcome.kind === 'timeout'
+            ? `the call timed out after ${outcome.ms} ms and may have run`
+            : `the worker running the call was lost (${describeAnswer(partial).replace(/^Lost: /, '')}) and it may have run`;
+        await this.#park('in_doubt', `${why}; say whether it ran`, call, partial.measures);
         return;
       }
       if (retryable && tries < attempts) {
@@ -284,6 +310,21 @@ export class RunDriver {
       await this.#write([this.#answered(call, answer)], !isRepeatable && this.#deps.durableAnswers);
       return;
     }
+  }
+
+  /** A tool the model may call now: local, or offered by workers. */
+  #findTool(name: string): Tool<Arguments> | undefined {
+    const local = this.#agent.tools.get(name);
+    if (local || this.#agent.workers.length === 0 || !this.#deps.workers) return local;
+    return this.#deps.workers.toolFor(this.#agent.name, this.#agent.workers, name);
+  }
+
+  /** What the model is offered this step: local tools and, resolved now, worker tools. */
+  #toolDefinitions(): readonly ModelToolDefinition[] {
+    if (this.#agent.workers.length === 0 || !this.#deps.workers) return this.#agent.toolDefinitions;
+    const offered = this.#deps.workers.toolsFor(this.#agent.name, this.#agent.workers);
+    if (offered.size === 0) return this.#agent.toolDefinitions;
+    return [...this.#agent.toolDefinitions, ...[...offered.values()].map(toolDefinition)];
   }
 
   #answered(call: CallState, answer: Answer): JournalRecord {
@@ -343,7 +384,7 @@ export class RunDriver {
       step: this.state.steps + 1,
       instructions: this.#agent.instructions,
       messages: this.state.messages,
-      tools: this.#agent.toolDefinitions,
+      tools: this.#toolDefinitions(),
     };
     const step = this.state.steps + 1;
     const hub = this.#deps.hub;

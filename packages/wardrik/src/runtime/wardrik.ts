@@ -15,6 +15,7 @@ import { type Budget, JOURNAL_VERSION, type ParkDecision, type StoredRecord } fr
 import { emptyState, rebuildState } from '../journal/state.js';
 import { checkJournal } from '../journal/versions.js';
 import type { ParkFilter, ParkRow, RunFilter, RunRow, RunStatus, Store } from '../store/store.js';
+import { type HubOptions, WorkerHub } from '../workers/worker-hub.js';
 import { defaultModelRetry, defaultToolRetry, type RetryPolicy } from './backoff.js';
 import { EventHub, type RunEvent, type RunEventListener, recordEvent } from './events.js';
 import { checkDecision } from './park-decision.js';
@@ -43,6 +44,8 @@ export interface WardrikOptions {
   readonly durableAnswers?: boolean;
   /** The clock, in ms since the epoch. */
   readonly now?: () => number;
+  /** Workers: trust, waiting and timing settings (`trustedWorkers: true` stops labelling their answers `outside`). */
+  readonly workers?: HubOptions;
 }
 
 /** How to start a run. */
@@ -101,6 +104,8 @@ export async function createWardrik(options: WardrikOptions): Promise<Wardrik> {
 /** The runtime: starts, drives, parks, resumes, cancels and recovers runs. Make it with `createWardrik`. */
 export class Wardrik {
   readonly store: Store;
+  /** The workers connected to this node and the tools they offer. */
+  readonly workers: WorkerHub;
   readonly #agents = new Map<string, Agent>();
   readonly #hub = new EventHub();
   readonly #deps: DriverDeps;
@@ -113,6 +118,7 @@ export class Wardrik {
 
   constructor(options: WardrikOptions) {
     this.store = options.store;
+    this.workers = new WorkerHub(options.workers);
     for (const agent of options.agents) {
       if (this.#agents.has(agent.name))
         throw new AgentDefinitionError(`two agents are named ${JSON.stringify(agent.name)}`);
@@ -125,6 +131,7 @@ export class Wardrik {
       modelRetry: { ...defaultModelRetry, ...options.modelRetry },
       now: options.now ?? Date.now,
       durableAnswers: options.durableAnswers ?? true,
+      workers: this.workers,
     };
   }
 
@@ -375,6 +382,7 @@ export class Wardrik {
     if (this.#closed) return;
     this.#closed = true;
     for (const driver of this.#drivers.values()) driver.stop();
+    this.workers.close();
     await Promise.allSettled([...this.#driving.values(), ...this.#locks.values()]);
     await this.store.close();
   }

@@ -250,6 +250,17 @@ export function createApp(options: AppOptions): Hono<Env> {
       },
     },
     {
+      method: 'get',
+      path: '/v1/workers',
+      summary: 'Connected workers: principal, tools (and those left out, with why), calls in flight',
+      authenticated: true,
+      success: { status: 200, description: 'Workers.' },
+      handle: ({ c, principal }) => {
+        allow(principal, 'workers.list');
+        return c.json({ workers: wardrik.workers.list() });
+      },
+    },
+    {
       method: 'post',
       path: '/v1/tokens',
       summary: 'Create a token (and its principal if new); the token is shown only here',

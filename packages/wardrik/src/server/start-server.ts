@@ -1,6 +1,8 @@
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { type AppOptions, createApp } from './app.js';
+import { attachWorkerEndpoint } from './worker-endpoint.js';
 
 /** Where and how to listen. */
 export interface ServerOptions extends AppOptions {
@@ -8,6 +10,8 @@ export interface ServerOptions extends AppOptions {
   readonly host?: string;
   /** Default 4000; 0 picks a free port. */
   readonly port?: number;
+  /** Largest WebSocket frame a worker may send, in bytes. Default 4 MiB. */
+  readonly maxWorkerFrameBytes?: number;
 }
 
 /** A listening server. */
@@ -37,10 +41,17 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
         port: info.port,
         close: () =>
           new Promise<void>((done) => {
+            detach();
+            options.wardrik.workers.close();
             server.close(() => done());
             (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
           }),
       });
+    });
+    const detach = attachWorkerEndpoint(server as Server, {
+      auth: options.auth,
+      hub: options.wardrik.workers,
+      ...(options.maxWorkerFrameBytes ? { maxFrameBytes: options.maxWorkerFrameBytes } : {}),
     });
     server.once('error', reject);
   });

@@ -1,0 +1,55 @@
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
+import type { AuthService } from '../auth/auth-service.js';
+import { can } from '../auth/permissions.js';
+import type { WorkerHub } from '../workers/worker-hub.js';
+
+/** Where workers connect. */
+export const WORKER_PATH = '/v1/workers';
+
+/** Options of the worker endpoint. */
+export interface WorkerEndpointOptions {
+  readonly auth: AuthService;
+  readonly hub: WorkerHub;
+  /** Largest frame accepted from a worker, in bytes; a larger one closes the connection (1009). Default 4 MiB. */
+  readonly maxFrameBytes?: number;
+}
+
+/**
+ * Accepts workers' WebSocket connections on `/v1/workers` of a Node HTTP server. A worker
+ * authenticates with the bearer token of a principal whose role may serve agents (`worker` or
+ * `admin`); a refused upgrade gets 401 or 403 with a problem+json body naming the reason.
+ */
+export function attachWorkerEndpoint(server: Server, options: WorkerEndpointOptions): () => void {
+  const sockets = new WebSocketServer({ noServer: true, maxPayload: options.maxFrameBytes ?? 4 * 1024 * 1024 });
+  const onUpgrade = async (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    if (path !== WORKER_PATH) return refuse(socket, 404, 'not_found', `no WebSocket endpoint at ${path}`);
+    const outcome = await options.auth.authenticate(request.headers.authorization);
+    if (!outcome.ok) return refuse(socket, 401, 'unauthorized', outcome.reason);
+    const allowed = can(outcome.principal, 'agent.serve');
+    if (!allowed.allowed) return refuse(socket, 403, 'forbidden', allowed.reason);
+    sockets.handleUpgrade(request, socket, head, (webSocket) => {
+      options.hub.accept(webSocket, outcome.principal).catch(() => {
+        // The connection logged why it failed and closed itself.
+      });
+    });
+  };
+  const listener = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    onUpgrade(request, socket, head).catch(() => socket.destroy());
+  };
+  server.on('upgrade', listener);
+  return () => {
+    server.off('upgrade', listener);
+    sockets.close();
+  };
+}
+
+function refuse(socket: Duplex, status: number, code: string, detail: string): void {
+  const title = status === 401 ? 'Unauthorized' : status === 403 ? 'Forbidden' : 'Not Found';
+  const body = JSON.stringify({ type: `https://wardrik.dev/problems/${code}`, title, status, detail });
+  socket.end(
+    `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n${status === 401 ? 'WWW-Authenticate: Bearer\r\n' : ''}\r\n${body}`,
+  );
+}

@@ -1,0 +1,245 @@
+import {
+  type Annotations,
+  type Answer,
+  type Arguments,
+  error,
+  type McpTool,
+  mcpResultToAnswer,
+  OUTSIDE,
+  putPrivate,
+  type Tool,
+  type ToolContext,
+  tool,
+} from '@wardrik/core';
+import type { WebSocket } from 'ws';
+import { can } from '../auth/permissions.js';
+import type { Principal } from '../auth/types.js';
+import { type ConnectionOptions, WorkerConnection } from './worker-connection.js';
+
+/** The private key marking a tool as offered by workers. */
+export const WORKER_TOOL = Symbol.for('wardrik.worker-tool');
+
+/** What the private data of a worker tool says. */
+export interface WorkerToolInfo {
+  /** The tool's name as the workers list it (the model sees `workers__NAME`). */
+  readonly workerName: string;
+  /** Whether every worker offering it marks it read-only. */
+  readonly readOnlyEverywhere: boolean;
+}
+
+/** The prefix the model sees before a worker tool's name. */
+export const WORKER_PREFIX = 'workers__';
+
+/** Settings of the hub. */
+export interface HubOptions {
+  /** Label worker answers `outside` unless true. Default false. */
+  readonly trustedWorkers?: boolean;
+  /** How long a call waits for some worker to offer its tool. Default 10 s. */
+  readonly unavailableWaitMs?: number;
+  /** How long a worker call may take when its tool sets no `timeout`. Default 5 min. */
+  readonly callTimeoutMs?: number;
+  readonly handshakeTimeoutMs?: number;
+  readonly pingIntervalMs?: number;
+  readonly pingTimeoutMs?: number;
+  readonly maxFaults?: number;
+  readonly log?: (message: string) => void;
+}
+
+/** A connected worker as the API shows it. */
+export interface WorkerInfo {
+  readonly id: string;
+  readonly principal: string;
+  readonly connectedAt: number;
+  readonly tools: readonly string[];
+  readonly rejected: ReadonlyArray<{ readonly name: string; readonly reason: string }>;
+  readonly inflight: number;
+}
+
+/**
+ * The workers connected to this node and the tools they offer. An agent whose definition names
+ * `workers/*` or `workers/NAME` gets the tools of every worker whose principal may serve it;
+ * workers of one principal share a tool's calls (least busy first); when several principals offer
+ * it, the one whose worker connected first wins.
+ */
+export class WorkerHub {
+  readonly #connections = new Map<string, WorkerConnection>();
+  readonly #options: Required<Omit<HubOptions, 'log'>> & { log: (message: string) => void };
+  readonly #changeListeners = new Set<() => void>();
+  #version = 0;
+  readonly #cache = new Map<string, { version: number; tools: Map<string, Tool<Arguments>> }>();
+
+  constructor(options: HubOptions = {}) {
+    this.#options = {
+      trustedWorkers: options.trustedWorkers ?? false,
+      unavailableWaitMs: options.unavailableWaitMs ?? 10_000,
+      callTimeoutMs: options.callTimeoutMs ?? 300_000,
+      handshakeTimeoutMs: options.handshakeTimeoutMs ?? 10_000,
+      pingIntervalMs: options.pingIntervalMs ?? 15_000,
+      pingTimeoutMs: options.pingTimeoutMs ?? 10_000,
+      maxFaults: options.maxFaults ?? 10,
+      log: options.log ?? ((message) => console.warn(`[wardrik] ${message}`)),
+    };
+  }
+
+  /** Takes a worker's WebSocket (already authenticated as `principal`) and starts its session. */
+  async accept(socket: WebSocket, principal: Principal): Promise<WorkerConnection> {
+    const options: ConnectionOptions = {
+      handshakeTimeoutMs: this.#options.handshakeTimeoutMs,
+      pingIntervalMs: this.#options.pingIntervalMs,
+      pingTimeoutMs: this.#options.pingTimeoutMs,
+      maxFaults: this.#options.maxFaults,
+      log: this.#options.log,
+      onTools: () => this.#changed(),
+      onClose: (closed) => {
+        this.#connections.delete(closed.id);
+        this.#changed();
+      },
+    };
+    const connection = new WorkerConnection(socket, principal, options);
+    this.#connections.set(connection.id, connection);
+    await connection.start();
+    return connection;
+  }
+
+  /** The connected workers. */
+  list(): WorkerInfo[] {
+    return [...this.#connections.values()].map((connection) => ({
+      id: connection.id,
+      principal: connection.principal.name,
+      connectedAt: connection.connectedAt,
+      tools: [...connection.tools.keys()],
+      rejected: connection.rejected,
+      inflight: connection.inflight,
+    }));
+  }
+
+  /**
+   * The worker tools `agent` gets now, by the name the model sees (`workers__NAME`), for the
+   * agent's patterns (`workers/*`, `workers/NAME`).
+   */
+  toolsFor(agent: string, patterns: readonly string[]): Map<string, Tool<Arguments>> {
+    const cached = this.#cache.get(agent);
+    if (cached && cached.version === this.#version) return cached.tools;
+    const tools = new Map<string, Tool<Arguments>>();
+    const names = new Set<string>();
+    for (const connection of this.#serving(agent)) for (const name of connection.tools.keys()) names.add(name);
+    for (const name of names) {
+      if (!matches(patterns, name)) continue;
+      const offers = this.#offers(agent, name);
+      const first = offers.winners[0]?.tools.get(name);
+      if (!first) continue;
+      tools.set(`${WORKER_PREFIX}${name}`, this.#tool(agent, name, first, offers.all));
+    }
+    this.#cache.set(agent, { version: this.#version, tools });
+    return tools;
+  }
+
+  /**
+   * A worker tool by the name the model used, even when no worker offers it now: a call to it
+   * waits up to `unavailableWaitMs` for one.
+   */
+  toolFor(agent: string, patterns: readonly string[], modelName: string): Tool<Arguments> | undefined {
+    if (!modelName.startsWith(WORKER_PREFIX)) return undefined;
+    const name = modelName.slice(WORKER_PREFIX.length);
+    if (!matches(patterns, name)) return undefined;
+    const offered = this.toolsFor(agent, patterns).get(modelName);
+    if (offered) return offered;
+    return this.#tool(agent, name, { name, description: '', inputSchema: { type: 'object' } }, []);
+  }
+
+  /** Closes every worker connection. */
+  close(): void {
+    for (const connection of this.#connections.values()) connection.close(1001, 'Wardrik is shutting down');
+  }
+
+  #tool(agent: string, name: string, listed: McpTool, offering: readonly WorkerConnection[]): Tool<Arguments> {
+    const hints = offering.map((connection) => connection.tools.get(name)?.annotations ?? {});
+    const every = (test: (hint: (typeof hints)[number]) => boolean) => hints.length > 0 && hints.every(test);
+    const annotations: Record<string, unknown> = {};
+    if (every((hint) => hint.readOnlyHint === true)) annotations.readOnly = true;
+    if (every((hint) => hint.readOnlyHint === true || hint.idempotentHint === true)) annotations.idempotent = true;
+    if (hints.some((hint) => hint.destructiveHint === true)) annotations.destructive = true;
+    if (hints.some((hint) => hint.openWorldHint === true)) annotations.openWorld = true;
+    if (!this.#options.trustedWorkers) annotations.labels = [OUTSIDE];
+    const built = tool({
+      name: `${WORKER_PREFIX}${name}`,
+      ...(listed.title === undefined ? {} : { title: listed.title }),
+      description: listed.description ?? '',
+      schema: { type: 'object', ...listed.inputSchema },
+      annotations: annotations as Annotations,
+      run: (args, context) => this.#route(agent, name, args, context),
+    });
+    const info: WorkerToolInfo = { workerName: name, readOnlyEverywhere: annotations.readOnly === true };
+    return putPrivate(built, WORKER_TOOL, info);
+  }
+
+  async #route(agent: string, name: string, args: Arguments, context: ToolContext): Promise<Answer> {
+    const deadline = Date.now() + this.#options.unavailableWaitMs;
+    let candidates = this.#offers(agent, name).winners;
+    while (candidates.length === 0) {
+      const remaining = deadline - Date.now();
+      if (remaining <= 0 || context.signal.aborted) {
+        return error(`Unavailable: no worker offers ${name} (waited ${this.#options.unavailableWaitMs} ms)`, {
+          code: 'unavailable',
+        });
+      }
+      await this.#nextChange(remaining, context.signal);
+      candidates = this.#offers(agent, name).winners;
+    }
+    const connection = candidates.reduce((least, each) => (each.inflight < least.inflight ? each : least));
+    const timeout = AbortSignal.timeout(this.#options.callTimeoutMs);
+    const signal = AbortSignal.any([context.signal, timeout]);
+    const outcome = await connection.callTool(
+      name,
+      args,
+      { agent, run: context.runId, principal: context.principal, idempotencyKey: context.idempotencyKey },
+      signal,
+    );
+    if (outcome.type === 'lost') return error(`Lost: ${outcome.reason}`, { code: 'lost' });
+    if (outcome.type === 'cancelled') {
+      if (timeout.aborted && !context.signal.aborted) {
+        return error(`Lost: no answer within ${this.#options.callTimeoutMs} ms`, { code: 'lost' });
+      }
+      return error('the call was cancelled', { code: 'cancelled' });
+    }
+    return mcpResultToAnswer(outcome.result);
+  }
+
+  /** Connections whose principal may serve `agent`, oldest first. */
+  #serving(agent: string): WorkerConnection[] {
+    return [...this.#connections.values()]
+      .filter((connection) => !connection.closed && can(connection.principal, 'agent.serve', { agent }).allowed)
+      .sort((a, b) => a.connectedAt - b.connectedAt);
+  }
+
+  /** Who offers `name` to `agent`: all of them, and the winning principal's workers. */
+  #offers(agent: string, name: string): { all: WorkerConnection[]; winners: WorkerConnection[] } {
+    const all = this.#serving(agent).filter((connection) => connection.tools.has(name));
+    const winner: Principal | undefined = all[0]?.principal;
+    return { all, winners: winner ? all.filter((connection) => connection.principal.id === winner.id) : [] };
+  }
+
+  #changed(): void {
+    this.#version += 1;
+    for (const listener of [...this.#changeListeners]) listener();
+  }
+
+  #nextChange(timeoutMs: number, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.#changeListeners.delete(done);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      this.#changeListeners.add(done);
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+}
+
+/** Whether a worker tool `name` matches an agent's patterns (`workers/*`, `workers/NAME`). */
+export function matches(patterns: readonly string[], name: string): boolean {
+  return patterns.some((pattern) => pattern === 'workers/*' || pattern === `workers/${name}`);
+}
