@@ -109,7 +109,10 @@ export class WorkerConnection {
           this.#notify('notifications/cancelled', { requestId: id, reason: describeAbort(signal.reason) });
           resolve({ type: 'cancelled' });
         };
-        if (signal.aborted) return onAbort();
+        if (signal.aborted) {
+          onAbort();
+          return;
+        }
         signal.addEventListener('abort', onAbort, { once: true });
         this.#pending.set(id, {
           method: 'tools/call',
@@ -220,14 +223,18 @@ export class WorkerConnection {
   #receive(text: string | null): void {
     if (text === null) return this.#fault(null, RPC.invalidRequest, 'binary frames are not used; send JSON text');
     const parsed = parseFrame(text);
-    if (parsed.kind === 'invalid') return this.#fault(parsed.id, parsed.code, parsed.reason);
+    if (parsed.kind === 'invalid') {
+      this.#fault(parsed.id, parsed.code, parsed.reason);
+      return;
+    }
     if (parsed.kind === 'response') {
       const { id, result, error } = parsed.message;
       const pending = id === null ? undefined : this.#pending.get(id);
       if (!pending) {
         // An answer to a call Wardrik stopped waiting for is dropped; an unknown id is a fault.
         if (id !== null && this.#cancelled.delete(id)) return;
-        return this.#fault(null, RPC.invalidRequest, `no request has id ${JSON.stringify(id)}`, false);
+        this.#fault(null, RPC.invalidRequest, `no request has id ${JSON.stringify(id)}`, false);
+        return;
       }
       this.#pending.delete(id as JsonRpcId);
       if (error) pending.settle({ ok: false, reason: typeof error.message === 'string' ? error.message : 'error' });
@@ -235,8 +242,14 @@ export class WorkerConnection {
       return;
     }
     const { id, method } = parsed.message;
-    if (method === 'notifications/tools/list_changed') return this.#relist();
-    if (method === 'ping' && id !== undefined) return this.#send({ jsonrpc: '2.0', id, result: {} });
+    if (method === 'notifications/tools/list_changed') {
+      this.#relist();
+      return;
+    }
+    if (method === 'ping' && id !== undefined) {
+      this.#send({ jsonrpc: '2.0', id, result: {} });
+      return;
+    }
     if (id === undefined) return; // other notifications (progress, message, cancelled) need no answer
     this.#send({
       jsonrpc: '2.0',
