@@ -221,7 +221,10 @@ export class WorkerConnection {
   }
 
   #receive(text: string | null): void {
-    if (text === null) return this.#fault(null, RPC.invalidRequest, 'binary frames are not used; send JSON text');
+    if (text === null) {
+      this.#fault(null, RPC.invalidRequest, 'binary frames are not used; send JSON text');
+      return;
+    }
     const parsed = parseFrame(text);
     if (parsed.kind === 'invalid') {
       this.#fault(parsed.id, parsed.code, parsed.reason);
