@@ -73,7 +73,7 @@ beforeAll(() => {
   // The CLI under test is the built bin; `npm test` builds first, this makes sure it is current.
   execFileSync(
     process.execPath,
-    [join(repoRoot, 'node_modules/typescript/bin/tsc'), '-b', 'packages/core', 'packages/wardrik', 'packages/worker'],
+    [join(repoRoot, 'node_modules/typescript/bin/tsc'), '-b', 'packages/core', 'packages/wardrik'],
     {
       cwd: repoRoot,
       stdio: 'inherit',
@@ -303,6 +303,20 @@ describe('wardrik CLI', () => {
     expect(missing.stderr).toContain(
       'looked for wardrik.config.ts, wardrik.config.mts, wardrik.config.js, wardrik.config.mjs',
     );
+  });
+
+  it("a TypeScript config gets 'wardrik' and '@wardrik/core' from the built dist, the copy the CLI runs", async () => {
+    const probe = [
+      "console.log(JSON.stringify({ wardrik: import.meta.resolve('wardrik'), core: import.meta.resolve('@wardrik/core') }));",
+      "export { default } from './wardrik.config.ts';",
+    ].join('\n');
+    writeFileSync(join(directory, 'probe.config.ts'), `${probe}\n`);
+    const result = await cli(['tokens', 'list', '--config', 'probe.config.ts'], { cwd: directory });
+    expect(result.code).toBe(0);
+    const resolved = JSON.parse(result.stdout.split('\n')[0] ?? '') as { wardrik: string; core: string };
+    // No tsx namespace query: one module instance, shared with the CLI's own.
+    expect(resolved.wardrik).toBe(`file://${join(repoRoot, 'packages/wardrik/dist/index.js')}`);
+    expect(resolved.core).toBe(`file://${join(repoRoot, 'packages/core/dist/index.js')}`);
   });
 
   it('serve stops cleanly on SIGTERM', async () => {

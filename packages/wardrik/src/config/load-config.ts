@@ -100,16 +100,24 @@ export function findConfigFile(path: string | undefined, cwd: string = process.c
   );
 }
 
+let typeScript: Promise<unknown> | undefined;
+
+/**
+ * Lets this process import TypeScript (tsx's loader, registered once). Registered for the whole
+ * process rather than with `tsImport`, whose namespace would load a second copy of every module
+ * the config imports ('wardrik' included) beside the one already running.
+ */
+function registerTypeScript(): Promise<unknown> {
+  typeScript ??= import('tsx/esm/api').then(({ register }) => register());
+  return typeScript;
+}
+
 async function importDefault(file: string): Promise<unknown> {
   const url = pathToFileURL(file).href;
   let module: Record<string, unknown>;
   try {
-    if (file.endsWith('.ts') || file.endsWith('.mts')) {
-      const { tsImport } = await import('tsx/esm/api');
-      module = (await tsImport(url, import.meta.url)) as Record<string, unknown>;
-    } else {
-      module = (await import(url)) as Record<string, unknown>;
-    }
+    if (file.endsWith('.ts') || file.endsWith('.mts')) await registerTypeScript();
+    module = (await import(url)) as Record<string, unknown>;
   } catch (cause) {
     if (ConfigError.isInstance(cause)) throw new ConfigError(`config file ${file}: ${cause.message}`, { cause });
     throw new ConfigError(`config file ${file} failed to load: ${messageOf(cause)}`, { cause });
