@@ -38,6 +38,7 @@ export {
   type ParkKind,
   type StoredRecord,
 } from './journal/records.js';
+export { type AiSdkLanguageModel, type AiSdkModelOptions, aiSdkModel } from './model/ai-sdk-model.js';
 export type {
   GenerateOptions,
   Message,
@@ -49,6 +50,24 @@ export type {
   RequestedToolCall,
   Usage,
 } from './model/model.js';
+export {
+  languageModelFromString,
+  MODEL_PROVIDERS,
+  type ModelEnvironment,
+  ModelSpecError,
+  modelFromEnvironment,
+  modelFromString,
+} from './model/model-from-string.js';
+export {
+  defaultPrices,
+  mergePrices,
+  PRICES_AS_OF,
+  type Price,
+  type PricedUsage,
+  type PriceTable,
+  priceFor,
+  usdFor,
+} from './model/prices.js';
 export type { RetryPolicy } from './runtime/backoff.js';
 export type { RunEvent, RunEventListener } from './runtime/events.js';
 export {

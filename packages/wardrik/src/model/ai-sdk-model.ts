@@ -1,0 +1,129 @@
+import { type LanguageModel, type LanguageModelUsage, streamText } from 'ai';
+import { ModelError } from '../errors.js';
+import { toModelMessages, toToolSet } from './ai-sdk-prompt.js';
+import type { GenerateOptions, Model, ModelRequest, ModelResponse, RequestedToolCall, Usage } from './model.js';
+import { DEFAULT_MAX_RETRY_AFTER_MS, toModelError } from './model-errors.js';
+import { defaultPrices, mergePrices, type PricedUsage, type PriceTable, usdFor } from './prices.js';
+
+/** An AI SDK language model object (specification v2 or v3), as providers such as `@ai-sdk/openai` make. */
+export type AiSdkLanguageModel = Exclude<LanguageModel, string>;
+
+/** Options of {@link aiSdkModel}. */
+export interface AiSdkModelOptions {
+  /** The model's id in Wardrik (journal, events). Default `provider:modelId`, e.g. `openai:gpt-4.1-mini`. */
+  readonly id?: string;
+  /** Prices added to (or replacing, for the same model id) {@link defaultPrices}. */
+  readonly prices?: PriceTable;
+  readonly maxOutputTokens?: number;
+  readonly temperature?: number;
+  /** The longest `Retry-After` honoured; a longer one is cut to this. Default 60 s. */
+  readonly maxRetryAfterMs?: number;
+  /** Where notices go (once per model: "no price for this model"). Default `console.warn`. */
+  readonly log?: (message: string) => void;
+}
+
+/**
+ * Adapts any AI SDK language model to Wardrik's `Model`: the run's conversation and tools become
+ * the AI SDK prompt, text streams to `onTextDelta` as it arrives, and the answer comes back with
+ * its tool calls, token usage and — when the price table knows the model — its cost as `usd`.
+ *
+ * The AI SDK does not retry (`maxRetries: 0`): Wardrik's run loop does, with backoff. Rate limits
+ * (429), 408/409, 5xx answers and network errors are retryable `ModelError`s carrying the
+ * provider's `Retry-After`; other 4xx answers (a bad key, an unknown model) fail the run at once.
+ *
+ * @example
+ * ```ts
+ * import { createOpenAI } from '@ai-sdk/openai'
+ * import { aiSdkModel, defineAgent } from 'wardrik'
+ *
+ * const openai = createOpenAI({ apiKey: process.env.OPENAI_API_KEY })
+ * const agent = defineAgent({ name: 'support', instructions: '…', model: aiSdkModel(openai('gpt-4.1-mini')), tools })
+ * ```
+ */
+export function aiSdkModel(languageModel: AiSdkLanguageModel, options: AiSdkModelOptions = {}): Model {
+  return new AiSdkModel(languageModel, options);
+}
+
+class AiSdkModel implements Model {
+  readonly id: string;
+  readonly #model: AiSdkLanguageModel;
+  readonly #options: AiSdkModelOptions;
+  readonly #prices: PriceTable;
+  #toldNoPrice = false;
+
+  constructor(model: AiSdkLanguageModel, options: AiSdkModelOptions) {
+    this.#model = model;
+    this.#options = options;
+    this.#prices = options.prices ? mergePrices(defaultPrices, options.prices) : defaultPrices;
+    this.id = options.id ?? `${model.provider.split('.')[0]}:${model.modelId}`;
+  }
+
+  async generate(request: ModelRequest, { signal, onTextDelta }: GenerateOptions): Promise<ModelResponse> {
+    let text = '';
+    const toolCalls: RequestedToolCall[] = [];
+    let usage: LanguageModelUsage | undefined;
+    try {
+      const result = streamText({
+        model: this.#model,
+        ...(request.instructions === '' ? {} : { system: request.instructions }),
+        messages: toModelMessages(request.messages),
+        tools: toToolSet(request.tools),
+        maxRetries: 0,
+        abortSignal: signal,
+        ...(this.#options.maxOutputTokens === undefined ? {} : { maxOutputTokens: this.#options.maxOutputTokens }),
+        ...(this.#options.temperature === undefined ? {} : { temperature: this.#options.temperature }),
+        onError: () => {}, // errors arrive as stream parts, below
+      });
+      for await (const part of result.fullStream) {
+        if (part.type === 'text-delta') {
+          text += part.text;
+          onTextDelta?.(part.text);
+        } else if (part.type === 'tool-call' && part.providerExecuted !== true) {
+          toolCalls.push({ id: part.toolCallId, name: part.toolName, arguments: part.input });
+        } else if (part.type === 'finish-step') {
+          if (part.finishReason === 'error')
+            throw new ModelError('the provider ended the answer with an error', { retryable: true });
+          usage = part.usage;
+        } else if (part.type === 'error') {
+          throw part.error;
+        } else if (part.type === 'abort') {
+          throw signal.reason ?? new Error('the model call was aborted');
+        }
+      }
+    } catch (thrown) {
+      if (signal.aborted) throw signal.reason;
+      if (ModelError.isInstance(thrown)) throw thrown;
+      throw toModelError(thrown, this.id, this.#options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS);
+    }
+    const { wardrikUsage, priced } = convertUsage(usage);
+    const usd = priced ? this.#usd(priced) : undefined;
+    return { text, toolCalls, usage: wardrikUsage, ...(usd === undefined ? {} : { measures: { usd } }) };
+  }
+
+  #usd(usage: PricedUsage): number | undefined {
+    const usd = usdFor(this.#model.modelId, usage, this.#prices);
+    if (usd === undefined && !this.#toldNoPrice) {
+      this.#toldNoPrice = true;
+      (this.#options.log ?? console.warn)(
+        `wardrik: no price for model "${this.#model.modelId}" (${this.id}), so its steps get no usd measure; ` +
+          `add one with aiSdkModel(model, { prices: { '${this.#model.modelId}': { input, output, cachedInput } } }) (USD per million tokens)`,
+      );
+    }
+    return usd;
+  }
+}
+
+/** The AI SDK's usage as Wardrik's; `priced` is undefined when the provider reported no token counts. */
+function convertUsage(usage: LanguageModelUsage | undefined): { wardrikUsage: Usage; priced?: PricedUsage } {
+  const inputTokens = usage?.inputTokens;
+  const outputTokens = usage?.outputTokens;
+  const cached = usage?.inputTokenDetails?.cacheReadTokens ?? usage?.cachedInputTokens;
+  const written = usage?.inputTokenDetails?.cacheWriteTokens;
+  const wardrikUsage: Usage = {
+    inputTokens: inputTokens ?? 0,
+    outputTokens: outputTokens ?? 0,
+    ...(cached ? { cachedInputTokens: cached } : {}),
+  };
+  if (inputTokens === undefined && outputTokens === undefined) return { wardrikUsage };
+  return { wardrikUsage, priced: { ...wardrikUsage, ...(written ? { cacheWriteInputTokens: written } : {}) } };
+}
