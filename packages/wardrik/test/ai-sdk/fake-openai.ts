@@ -1,0 +1,138 @@
+/**
+ * A local OpenAI-compatible server for the model tests: `POST /v1/chat/completions` speaking the
+ * real chat-completions wire format, streamed as Server-Sent Events (`data: {chunk}` lines with
+ * `delta.content` and `delta.tool_calls`, a last chunk with `usage`, then `data: [DONE]`), or an
+ * error answer with OpenAI's error body. Each request is recorded; a handler decides the reply.
+ */
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** The parts of a chat-completions request the tests look at. */
+export interface ChatBody {
+  readonly model: string;
+  readonly stream?: boolean;
+  readonly messages: ReadonlyArray<{
+    readonly role: 'system' | 'user' | 'assistant' | 'tool';
+    readonly content?: string | null;
+    readonly tool_call_id?: string;
+    readonly tool_calls?: ReadonlyArray<{
+      readonly id: string;
+      readonly function: { name: string; arguments: string };
+    }>;
+  }>;
+  readonly tools?: ReadonlyArray<{
+    readonly type: 'function';
+    readonly function: { readonly name: string; readonly description?: string; readonly parameters: unknown };
+  }>;
+}
+
+export interface ChatRequest {
+  /** 1 for the first request the server got. */
+  readonly index: number;
+  readonly at: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: ChatBody;
+}
+
+export interface StreamReply {
+  /** Text pieces, each sent as its own chunk. */
+  readonly text?: readonly string[];
+  readonly toolCalls?: ReadonlyArray<{ readonly id: string; readonly name: string; readonly arguments: unknown }>;
+  readonly usage?: { readonly prompt: number; readonly completion: number; readonly cached?: number };
+  /** Awaited after the text and tool call chunks are sent, before the finish chunk. */
+  readonly beforeFinish?: () => Promise<void>;
+}
+
+export type Reply =
+  | { readonly stream: StreamReply }
+  | { readonly status: number; readonly message: string; readonly headers?: Readonly<Record<string, string>> }
+  /** Never answers (the connection stays open until the server closes). */
+  | { readonly hold: true };
+
+export interface FakeOpenAI {
+  /** The base URL to give a provider, ending in `/v1`. */
+  readonly url: string;
+  readonly requests: ChatRequest[];
+  close(): Promise<void>;
+}
+
+/** Starts the server on 127.0.0.1, on a free port. */
+export async function startFakeOpenAI(handler: (request: ChatRequest) => Reply | Promise<Reply>): Promise<FakeOpenAI> {
+  const requests: ChatRequest[] = [];
+  const server = createServer(async (incoming, response) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of incoming) chunks.push(chunk as Buffer);
+    if (incoming.method !== 'POST' || incoming.url !== '/v1/chat/completions') {
+      return sendError(response, 404, `no route ${incoming.method} ${incoming.url}`);
+    }
+    const request: ChatRequest = {
+      index: requests.length + 1,
+      at: Date.now(),
+      headers: incoming.headers,
+      body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatBody,
+    };
+    requests.push(request);
+    try {
+      const reply = await handler(request);
+      if ('hold' in reply) return;
+      if ('status' in reply) return sendError(response, reply.status, reply.message, reply.headers);
+      await sendStream(response, request.body.model, reply.stream);
+    } catch (thrown) {
+      sendError(response, 500, `fake server: ${thrown instanceof Error ? thrown.message : String(thrown)}`);
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function sendError(response: ServerResponse, status: number, message: string, headers: Record<string, string> = {}) {
+  const type = status === 429 ? 'rate_limit_exceeded' : status >= 500 ? 'server_error' : 'invalid_request_error';
+  response.writeHead(status, { 'content-type': 'application/json', ...headers });
+  response.end(JSON.stringify({ error: { message, type, param: null, code: type } }));
+}
+
+async function sendStream(response: ServerResponse, model: string, reply: StreamReply): Promise<void> {
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const base = { id: 'chatcmpl-test', object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model };
+  const send = (value: unknown) => response.write(`data: ${JSON.stringify(value)}\n\n`);
+  const choice = (delta: unknown, finish: string | null = null) => ({
+    ...base,
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+  });
+  send(choice({ role: 'assistant', content: '' }));
+  for (const piece of reply.text ?? []) send(choice({ content: piece }));
+  for (const [index, call] of (reply.toolCalls ?? []).entries()) {
+    const argumentsText = JSON.stringify(call.arguments);
+    const half = Math.floor(argumentsText.length / 2);
+    // The name first, then the arguments in two pieces, as OpenAI streams them.
+    send(
+      choice({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }),
+    );
+    send(choice({ tool_calls: [{ index, function: { arguments: argumentsText.slice(0, half) } }] }));
+    send(choice({ tool_calls: [{ index, function: { arguments: argumentsText.slice(half) } }] }));
+  }
+  await reply.beforeFinish?.();
+  send(choice({}, reply.toolCalls?.length ? 'tool_calls' : 'stop'));
+  const usage = reply.usage ?? { prompt: 10, completion: 5 };
+  send({
+    ...base,
+    choices: [],
+    usage: {
+      prompt_tokens: usage.prompt,
+      completion_tokens: usage.completion,
+      total_tokens: usage.prompt + usage.completion,
+      prompt_tokens_details: { cached_tokens: usage.cached ?? 0 },
+      completion_tokens_details: { reasoning_tokens: 0 },
+    },
+  });
+  response.end('data: [DONE]\n\n');
+}
