@@ -1,0 +1,61 @@
+import { type JSONRPCMessage, JSONRPCMessageSchema, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+
+/** A frame read as one JSON-RPC message, or why it is not one. */
+export type ParsedFrame =
+  | { readonly type: 'message'; readonly message: JSONRPCMessage }
+  | {
+      readonly type: 'malformed';
+      readonly reason: string;
+      /** The id of a request that could not be read, so that it can be answered with an error. */
+      readonly requestId?: RequestId;
+    };
+
+const preview = (text: string): string =>
+  text.length > 120 ? `${JSON.stringify(text.slice(0, 120))}…` : JSON.stringify(text);
+
+/**
+ * Reads one frame of text as one JSON-RPC 2.0 message. The message is the JSON as it came (not a
+ * re-serialised copy), so that forwarding it changes nothing.
+ *
+ * @example
+ * ```ts
+ * parseFrame('{"jsonrpc":"2.0","id":1,"method":"ping"}') // { type: 'message', message: {...} }
+ * parseFrame('hello') // { type: 'malformed', reason: 'frame is not JSON: ...' }
+ * ```
+ */
+export function parseFrame(text: string): ParsedFrame {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { type: 'malformed', reason: `frame is not JSON (${(error as Error).message}): ${preview(text)}` };
+  }
+  const checked = JSONRPCMessageSchema.safeParse(value);
+  if (checked.success) return { type: 'message', message: value as JSONRPCMessage };
+  const requestId = requestIdOf(value);
+  return {
+    type: 'malformed',
+    reason: `frame is not a JSON-RPC 2.0 request, notification or response: ${preview(text)}`,
+    ...(requestId === undefined ? {} : { requestId }),
+  };
+}
+
+/** The id of something that looks like a request (it has a method), if it has a usable one. */
+function requestIdOf(value: unknown): RequestId | undefined {
+  if (typeof value !== 'object' || value === null || !('method' in value) || !('id' in value)) return undefined;
+  const id = value.id;
+  if (typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id))) return id;
+  return undefined;
+}
+
+/**
+ * The JSON-RPC "Invalid Request" error answering a request that could not be read.
+ *
+ * @example
+ * ```ts
+ * invalidRequest(7, 'params must be an object') // { jsonrpc: '2.0', id: 7, error: { code: -32600, ... } }
+ * ```
+ */
+export function invalidRequest(id: RequestId, reason: string): JSONRPCMessage {
+  return { jsonrpc: '2.0', id, error: { code: -32600, message: `Invalid request: ${reason}` } };
+}
