@@ -1,1 +1,23 @@
-export {};
+export { backoffDelay, type ReconnectOptions, type ReconnectPolicy, reconnectPolicy } from './backoff.js';
+export { type Bridge, type BridgeOptions, startBridge } from './bridge.js';
+export { BRIDGE_USAGE, type BridgeArguments, parseBridgeArguments, UsageError } from './bridge-arguments.js';
+export { type ChildExit, ChildProcessTransport, type ChildProcessTransportOptions } from './child-process-transport.js';
+export { type ConnectWorkerOptions, connectWorker, type WorkerServer } from './connect-worker.js';
+export {
+  type ConnectionLoopOptions,
+  startConnectionLoop,
+  type WorkerConnection,
+  type WorkerConnectionOptions,
+  type WorkerStatus,
+  type WorkerStatusEvent,
+} from './connection-loop.js';
+export { WORKERS_PATH, workerEndpoint } from './endpoint.js';
+export { WorkerError, type WorkerErrorCode } from './errors.js';
+export { invalidRequest, type ParsedFrame, parseFrame } from './frame.js';
+export {
+  DEFAULT_MAX_PAYLOAD_BYTES,
+  type OpeningSocket,
+  type OpenWorkerSocketOptions,
+  openWorkerSocket,
+} from './open-socket.js';
+export { OutboundWebSocketTransport, type OutboundWebSocketTransportOptions } from './websocket-transport.js';
