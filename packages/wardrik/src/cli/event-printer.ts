@@ -1,5 +1,5 @@
 import type { RunEvent } from '../runtime/events.js';
-import { describeCall, describeDecision, describeLabels, describePark, json } from './describe.js';
+import { describeCall, describeCostShort, describeDecision, describeLabels, describePark, json } from './describe.js';
 
 /**
  * Prints a run's events for people as they happen: model steps (streamed text as it comes),
@@ -45,8 +45,9 @@ export class EventPrinter {
         return [`Run ${event.runId} of ${record.agent}: ${json(record.input, 120)}`];
       case 'model-step': {
         for (const call of record.toolCalls) this.#names.set(call.callId, call.name);
-        if (this.#streamed.has(record.step) || record.text.trim() === '') return [];
-        return [`  model: ${record.text}`];
+        const cost = `  (step ${record.step}: ${describeCostShort(record.measures)})`;
+        if (this.#streamed.has(record.step) || record.text.trim() === '') return [cost];
+        return [`  model: ${record.text}${cost}`];
       }
       case 'call-started':
         this.#names.set(record.callId, record.name);

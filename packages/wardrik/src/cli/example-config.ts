@@ -5,14 +5,15 @@
  */
 export const EXAMPLE_CONFIG = `// Wardrik's config: the agents \`wardrik serve\` runs. Written by \`wardrik init\`.
 //
-// The \`support\` agent runs on a scripted model, so the whole flow works offline, for any message:
-// it looks the order up (a read-only tool), asks for a refund that waits for a person (a park),
-// then answers with what the refund returned. Swap in a real model when you have one.
+// The \`support\` agent runs on the model WARDRIK_MODEL names (e.g. \`openai:gpt-4.1-mini\` with
+// OPENAI_API_KEY set; see the README's "Models"). Without one it runs on a scripted model, so the
+// whole flow works offline, for any message: it looks the order up (a read-only tool), asks for a
+// refund that waits for a person (a park), then answers with what the refund returned.
 //
 // Defaults: runs are kept in .wardrik/wardrik.db next to this file; the server listens on
 // 127.0.0.1:4000 (set \`store\` and \`server: { host, port }\` to change them).
 import { park, tool } from '@wardrik/core';
-import { defineAgent, defineConfig, type ModelRequest } from 'wardrik';
+import { defineAgent, defineConfig, type ModelRequest, modelFromEnvironment } from 'wardrik';
 import { lastToolResults, ScriptedModel } from 'wardrik/testing';
 
 // Read-only: safe to retry, and repeated after a crash.
@@ -44,7 +45,7 @@ function orderId(request: ModelRequest): string {
   return /\\b[A-Z]+[0-9]+\\b/.exec(text)?.[0] ?? 'A1';
 }
 
-const model = new ScriptedModel(
+const scripted = new ScriptedModel(
   [
     (request) => ({
       text: 'Let me look the order up.',
@@ -69,6 +70,8 @@ const model = new ScriptedModel(
   ],
   { id: 'scripted-demo' },
 );
+
+const model = modelFromEnvironment() ?? scripted;
 
 export default defineConfig({
   agents: [

@@ -144,7 +144,7 @@ function report(server: RunningServer, config: LoadedConfig, admin: AdminToken, 
   print('Agents:');
   for (const agent of config.agents) {
     const model = isDemoModel(agent)
-      ? `model ${agent.model.id}: the scripted offline demo model (no model key; replace it in the config)`
+      ? `model ${agent.model.id}: the scripted offline demo model (no model configured: set WARDRIK_MODEL, e.g. openai:gpt-4.1-mini with OPENAI_API_KEY)`
       : `model ${agent.model.id}`;
     const tools = [...agent.tools.keys()].join(', ') || 'no tools';
     print(`  ${agent.name} — ${model}; tools: ${tools}`);
