@@ -2,6 +2,7 @@ import { type Arguments, isValidToolName, type Tool, toMcpTool } from '@wardrik/
 import { AgentDefinitionError } from './errors.js';
 import type { Budget } from './journal/records.js';
 import type { Model, ModelToolDefinition } from './model/model.js';
+import { checkPolicy, type Policy } from './runtime/policy.js';
 
 /** How to define an agent. */
 export interface AgentOptions {
@@ -22,7 +23,9 @@ export interface AgentOptions {
    * `workers__NAME`; they are resolved on every step.
    */
   readonly workers?: readonly string[];
-  // Later issues add here: `policy` (gates), `subAgents` (TransferToAgent) and `toolsets`.
+  /** Which calls run on their own, wait for a person, or are refused; see `Policy`. */
+  readonly policy?: Policy;
+  // Later issues add here: `subAgents` (TransferToAgent) and `toolsets`.
 }
 
 /** An agent, checked and ready to run. */
@@ -39,6 +42,7 @@ export interface Agent {
   readonly maxSteps: number;
   /** Worker tool patterns (`workers/*`, `workers/NAME`). */
   readonly workers: readonly string[];
+  readonly policy: Policy;
 }
 
 /**
@@ -107,7 +111,16 @@ export function defineAgent(options: AgentOptions): Agent {
     budget,
     maxSteps,
     workers: [...workers],
+    policy: checkedPolicy(options.policy, `agent ${name}: policy`),
   });
+}
+
+function checkedPolicy(policy: unknown, where: string): Policy {
+  try {
+    return checkPolicy(policy, where);
+  } catch (cause) {
+    throw new AgentDefinitionError((cause as Error).message, { cause });
+  }
 }
 
 /** A tool as the model is offered it. */

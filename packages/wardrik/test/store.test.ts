@@ -476,6 +476,7 @@ describe('SqliteStore', () => {
     expect(migrations).toEqual([
       { version: 1, name: 'runs, journal and parks', applied_at: expect.any(Number) },
       { version: 2, name: 'principals and tokens', applied_at: expect.any(Number) },
+      { version: 3, name: 'standing decisions', applied_at: expect.any(Number) },
     ]);
     expect(SQLITE_SCHEMA_VERSION).toBe(SQLITE_MIGRATIONS.length);
     expect(migrateSqlite(database)).toEqual([]);
@@ -485,6 +486,7 @@ describe('SqliteStore', () => {
       .map((row) => (row as { name: string }).name)
       .sort();
     expect(tables).toEqual([
+      'allowances',
       'journal',
       'journal_run_seq',
       'migrations',
@@ -497,17 +499,21 @@ describe('SqliteStore', () => {
       'tokens',
       'tokens_principal',
     ]);
-    expect(database.prepare('SELECT count(*) AS count FROM migrations').get()).toEqual({ count: 2 });
+    expect(database.prepare('SELECT count(*) AS count FROM migrations').get()).toEqual({ count: 3 });
   });
 
   it('applies each migration in a transaction with its record: a failing step leaves no trace', () => {
     const database = new Database(':memory:');
     opened.push(database);
-    const broken = [...SQLITE_MIGRATIONS, { version: 3, name: 'broken', sql: 'CREATE TABLE extra (x); SELEC 1;' }];
+    const broken = [...SQLITE_MIGRATIONS, { version: 4, name: 'broken', sql: 'CREATE TABLE extra (x); SELEC 1;' }];
     expect(() => migrateSqlite(database, broken)).toThrow(
-      /migrating :memory: failed at version 3 \(broken\): near "SELEC"/,
+      /migrating :memory: failed at version 4 \(broken\): near "SELEC"/,
     );
-    expect(database.prepare('SELECT version FROM migrations').all()).toEqual([{ version: 1 }, { version: 2 }]);
+    expect(database.prepare('SELECT version FROM migrations').all()).toEqual([
+      { version: 1 },
+      { version: 2 },
+      { version: 3 },
+    ]);
     expect(database.prepare("SELECT name FROM sqlite_schema WHERE name = 'extra'").all()).toEqual([]);
   });
 
@@ -745,6 +751,7 @@ describe('SqliteStore', () => {
     expect(peek(path).database.prepare('SELECT version FROM migrations').all()).toEqual([
       { version: 1 },
       { version: 2 },
+      { version: 3 },
     ]);
   });
 });

@@ -67,6 +67,12 @@ export function describeDecision(decision: ParkDecision): string {
       return `raise the budget to ${json(decision.budget)}`;
     case 'stop':
       return `stop the run${decision.reason ? `: ${decision.reason}` : ''}`;
+    case 'approve':
+      return `approve (run the call as shown)${decision.remember ? `, and allow it for this ${decision.remember}` : ''}${decision.note ? `: ${decision.note}` : ''}`;
+    case 'deny':
+      return `deny${decision.reason ? `: ${decision.reason}` : ''}`;
+    case 'edit':
+      return `edit: run it with ${json(decision.arguments)}${decision.note ? ` (${decision.note})` : ''}`;
   }
 }
 

@@ -39,6 +39,8 @@ export interface Park {
   readonly measures?: Measures;
   /** A hash of the park's kind, id and call: what an answer must name. */
   readonly callHash: string;
+  /** For an approval: the policy rule that held the call. */
+  readonly rule?: string;
   readonly createdAt: number;
 }
 
@@ -47,6 +49,10 @@ export interface Park {
  * - `answer`: the call's answer is `value` (for `in_doubt`: "it ran, here is its answer").
  * - `retry`: run the call now (for `in_doubt`: "it did not run"). The tool sees `context.approval`.
  * - `fail`: the model gets an error answer with `reason`.
+ * - `approve`: (approvals) run the call exactly as shown; `remember` also allows this tool for the
+ *   rest of the run, or for the agent from now on.
+ * - `deny`: (approvals) the model is told a person declined.
+ * - `edit`: (approvals) run the call with these arguments instead; the model is told.
  * - `raise-budget`: (budget parks) new limits; the run goes on.
  * - `stop`: (budget parks) end the run as failed.
  */
@@ -54,6 +60,9 @@ export type ParkDecision =
   | { readonly type: 'answer'; readonly value: unknown }
   | { readonly type: 'retry'; readonly note?: string }
   | { readonly type: 'fail'; readonly reason?: string }
+  | { readonly type: 'approve'; readonly note?: string; readonly remember?: 'run' | 'agent' }
+  | { readonly type: 'deny'; readonly reason?: string }
+  | { readonly type: 'edit'; readonly arguments: Record<string, unknown>; readonly note?: string }
   | { readonly type: 'raise-budget'; readonly budget: Budget }
   | { readonly type: 'stop'; readonly reason?: string };
 
@@ -98,6 +107,8 @@ export interface CallStartedRecord extends Base {
   readonly repeatable: boolean;
   /** 1 for the first try; higher for retries and recoveries. */
   readonly attempt: number;
+  /** The policy rule that let the call run (or `approved` when a person did). */
+  readonly rule?: string;
 }
 
 /** A call's answer, written before the model sees it. */
@@ -106,6 +117,8 @@ export interface CallAnsweredRecord extends Base {
   readonly callId: string;
   readonly answer: Answer;
   readonly attempts: number;
+  /** When a policy refused the call: the rule that did. */
+  readonly rule?: string;
 }
 
 /** The run waits for a person. */
@@ -120,6 +133,14 @@ export interface ParkAnsweredRecord extends Base {
   readonly parkId: string;
   readonly decision: ParkDecision;
   readonly by: string;
+}
+
+/** A person released labels from the run (the only way labels ever weaken). */
+export interface LabelsReleasedRecord extends Base {
+  readonly type: 'labels-released';
+  readonly labels: readonly Label[];
+  readonly by: string;
+  readonly reason: string;
 }
 
 /** The run ended; its output carries every label the run saw. */
@@ -140,6 +161,7 @@ export type JournalRecord =
   | CallAnsweredRecord
   | RunParkedRecord
   | ParkAnsweredRecord
+  | LabelsReleasedRecord
   | RunEndedRecord;
 
 /** The type names of journal records (and of run events). */

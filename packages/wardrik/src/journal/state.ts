@@ -11,7 +11,10 @@ export interface CallState {
   readonly callId: string;
   readonly modelCallId?: string;
   readonly name: string;
-  readonly arguments: unknown;
+  /** The arguments it runs with (a person's edit replaces the model's). */
+  arguments: unknown;
+  /** Set when a person edited the arguments before it ran. */
+  editedBy?: string;
   idempotencyKey: string;
   repeatable: boolean;
   status: CallStatus;
@@ -48,6 +51,8 @@ export interface RunState {
   calls: CallState[];
   parks: Map<string, ParkState>;
   openParks: number;
+  /** Tools a person allowed for the rest of this run. */
+  allowedTools: Set<string>;
   output?: string;
   error?: string;
   createdAt: number;
@@ -73,6 +78,7 @@ export function emptyState(runId: string): RunState {
     calls: [],
     parks: new Map(),
     openParks: 0,
+    allowedTools: new Set(),
     createdAt: 0,
     updatedAt: 0,
     lastSeq: 0,
@@ -152,17 +158,26 @@ export function applyRecord(state: RunState, seq: number, record: JournalRecord)
       state.openParks -= 1;
       if (state.openParks === 0) state.status = 'running';
       if (record.decision.type === 'raise-budget') state.budget = { ...state.budget, ...record.decision.budget };
-      if (record.decision.type === 'retry' && park.call) {
+      const decision = record.decision;
+      if ((decision.type === 'retry' || decision.type === 'approve' || decision.type === 'edit') && park.call) {
         const call = findCall(state, park.call.callId);
         call.status = 'to-run';
         call.approval = {
           parkId: park.id,
           by: record.by,
-          ...(record.decision.note === undefined ? {} : { note: record.decision.note }),
+          ...(decision.note === undefined ? {} : { note: decision.note }),
         };
+        if (decision.type === 'edit') {
+          call.arguments = decision.arguments;
+          call.editedBy = record.by;
+        }
+        if (decision.type === 'approve' && decision.remember === 'run') state.allowedTools.add(park.call.name);
       }
       return;
     }
+    case 'labels-released':
+      state.labels = state.labels.filter((label) => !record.labels.includes(label));
+      return;
     case 'run-ended':
       state.status = record.status;
       state.output = record.output;

@@ -5,7 +5,7 @@ import type { ParkDecision, ParkKind } from '../journal/records.js';
 const allowed: Record<ParkKind, readonly ParkDecision['type'][]> = {
   tool: ['answer', 'retry', 'fail'],
   in_doubt: ['answer', 'retry', 'fail'],
-  approval: ['answer', 'retry', 'fail'],
+  approval: ['approve', 'deny', 'edit', 'answer', 'retry', 'fail'],
   budget: ['raise-budget', 'stop'],
 };
 
@@ -33,7 +33,34 @@ export function checkDecision(kind: ParkKind, decision: unknown): ParkDecision {
     case 'retry':
       checkOptionalString(fields.note, 'decision.note');
       return fields.note === undefined ? { type } : { type, note: fields.note as string };
+    case 'approve': {
+      checkOptionalString(fields.note, 'decision.note');
+      const remember = fields.remember;
+      if (remember !== undefined && remember !== 'run' && remember !== 'agent') {
+        throw new InvalidParkAnswerError(
+          `decision.remember: expected 'run' or 'agent', got ${JSON.stringify(remember)}`,
+        );
+      }
+      return {
+        type,
+        ...(fields.note === undefined ? {} : { note: fields.note as string }),
+        ...(remember === undefined ? {} : { remember }),
+      };
+    }
+    case 'edit': {
+      const edited = fields.arguments;
+      if (typeof edited !== 'object' || edited === null || Array.isArray(edited)) {
+        throw new InvalidParkAnswerError('decision.arguments: expected the edited arguments as an object');
+      }
+      checkOptionalString(fields.note, 'decision.note');
+      return {
+        type,
+        arguments: edited as Record<string, unknown>,
+        ...(fields.note === undefined ? {} : { note: fields.note as string }),
+      };
+    }
     case 'fail':
+    case 'deny':
     case 'stop':
       checkOptionalString(fields.reason, 'decision.reason');
       return fields.reason === undefined ? { type } : { type, reason: fields.reason as string };

@@ -29,8 +29,8 @@ import type { WorkerHub } from '../workers/worker-hub.js';
 import { attemptCall } from './attempt-call.js';
 import { backoffDelay, type RetryPolicy, sleep } from './backoff.js';
 import { type EventHub, recordEvent } from './events.js';
-import { gateReason } from './gate.js';
 import { parkHash } from './park-hash.js';
+import { callFacts, type Decision, decide, type Policy } from './policy.js';
 
 /** What a driver needs from the runtime. */
 export interface DriverDeps {
@@ -47,6 +47,10 @@ export interface DriverDeps {
   readonly durableAnswers: boolean;
   /** The workers connected to this node, for agents that name worker tools. */
   readonly workers?: WorkerHub;
+  /** Server-wide policy, tried after the agent's. */
+  readonly policy?: Policy;
+  /** Whether a person allowed `tool` for `agent` (a standing decision). */
+  readonly isAllowedForAgent?: (agent: string, tool: string) => boolean;
 }
 
 /** Why a driver stopped driving. */
@@ -162,6 +166,17 @@ export class RunDriver {
     await this.#end('cancelled', { error: reason });
   }
 
+  /** Journals a person's release of labels from the run, durably. */
+  async releaseLabels(labels: readonly string[], by: string, reason: string): Promise<void> {
+    await this.#write(
+      [{ v: JOURNAL_VERSION, at: this.#deps.now(), type: 'labels-released', labels, by, reason }],
+      true,
+      {
+        row: true,
+      },
+    );
+  }
+
   /** Stops driving without writing anything: the process is shutting down, and recovery will go on. */
   stop(): void {
     this.#controller.abort(shutdown);
@@ -177,7 +192,7 @@ export class RunDriver {
     const call = park.call ? this.state.calls.find((each) => each.callId === park.call?.callId) : undefined;
     if (call && decision.type === 'answer') {
       records.push(this.#answered(call, ok(decision.value)));
-    } else if (call && decision.type === 'fail') {
+    } else if (call && (decision.type === 'fail' || decision.type === 'deny')) {
       const reason =
         park.kind === 'approval'
           ? `A person declined this call${decision.reason ? `: ${decision.reason}` : ''}`
@@ -223,12 +238,19 @@ export class RunDriver {
   async #execute(call: CallState): Promise<void> {
     const tool = this.#findTool(call.name);
     const isRepeatable = tool ? repeatable(tool) : true;
+    let rule = call.approval ? 'approved' : undefined;
     if (tool && !call.approval) {
-      const gated = gateReason(tool, this.state.labels);
-      if (gated) {
-        await this.#park('approval', gated, call);
+      const decision = this.#decide(tool, call);
+      if (decision.verdict === 'gate') {
+        await this.#park('approval', decision.reason, call, undefined, undefined, decision.rule);
         return;
       }
+      if (decision.verdict === 'deny') {
+        const refused = error(`Refused by policy (${decision.rule}): ${decision.reason}`, { code: 'denied' });
+        await this.#write([this.#answered(call, refused, decision.rule)], false);
+        return;
+      }
+      rule = decision.rule;
     }
     const idempotencyKey = call.idempotencyKey || `${this.runId}:${call.callId}`;
     const { attempts, baseDelayMs, maxDelayMs } = this.#deps.toolRetry;
@@ -246,6 +268,7 @@ export class RunDriver {
             idempotencyKey,
             repeatable: isRepeatable,
             attempt: call.attempts + 1,
+            ...(rule ? { rule } : {}),
           },
         ],
         !isRepeatable,
@@ -303,6 +326,7 @@ export class RunDriver {
         });
       }
       answer = { ...answer, measures: spent } as Answer;
+      if (call.editedBy) answer = toldOfEdit(answer, call);
       if (answer.type === 'park') {
         await this.#park('tool', answer.reason, call, answer.measures, answer.details);
         return;
@@ -327,7 +351,7 @@ export class RunDriver {
     return [...this.#agent.toolDefinitions, ...[...offered.values()].map(toolDefinition)];
   }
 
-  #answered(call: CallState, answer: Answer): JournalRecord {
+  #answered(call: CallState, answer: Answer, rule?: string): JournalRecord {
     return {
       v: JOURNAL_VERSION,
       at: this.#deps.now(),
@@ -335,10 +359,36 @@ export class RunDriver {
       callId: call.callId,
       answer: plainAnswer(answer),
       attempts: call.attempts,
+      ...(rule ? { rule } : {}),
     };
   }
 
-  async #park(kind: ParkKind, reason: string, call?: CallState, measures?: Measures, details?: unknown): Promise<void> {
+  /** The policy's decision on a call; standing decisions of a person turn a gate into an allow. */
+  #decide(tool: Tool<Arguments>, call: CallState): Decision {
+    const facts = callFacts(tool, call.arguments, {
+      labels: this.state.labels,
+      agent: this.state.agent,
+      principal: this.state.principal,
+    });
+    const decision = decide(facts, [this.#agent.policy, this.#deps.policy]);
+    if (decision.verdict !== 'gate') return decision;
+    if (this.state.allowedTools.has(tool.name)) {
+      return { verdict: 'allow', rule: 'allowed-for-run', reason: 'a person allowed this tool for this run' };
+    }
+    if (this.#deps.isAllowedForAgent?.(this.#agent.name, tool.name)) {
+      return { verdict: 'allow', rule: 'allowed-for-agent', reason: 'a person allowed this tool for this agent' };
+    }
+    return decision;
+  }
+
+  async #park(
+    kind: ParkKind,
+    reason: string,
+    call?: CallState,
+    measures?: Measures,
+    details?: unknown,
+    rule?: string,
+  ): Promise<void> {
     const id = `park_${randomUUID()}`;
     const parkedCall = call
       ? {
@@ -359,6 +409,7 @@ export class RunDriver {
       labels: [...this.state.labels],
       callHash: parkHash(id, kind, parkedCall),
       createdAt: this.#deps.now(),
+      ...(rule ? { rule } : {}),
     };
     await this.#write([{ v: JOURNAL_VERSION, at: park.createdAt, type: 'run-parked', park }], true, {
       row: true,
@@ -525,4 +576,11 @@ function round(value: number): number {
 
 function describeAnswer(answer: Answer): string {
   return answer.type === 'ok' ? 'ok' : answer.reason;
+}
+
+/** An answer to a call whose arguments a person edited: the model is told what ran. */
+function toldOfEdit(answer: Answer, call: CallState): Answer {
+  const note = `A person (${call.editedBy}) edited the arguments before it ran; it ran with ${JSON.stringify(call.arguments)}`;
+  if (answer.type === 'ok') return { ...answer, value: { note, result: answer.value } };
+  return { ...answer, reason: `${note}. ${answer.reason}` };
 }

@@ -19,6 +19,7 @@ import { type HubOptions, WorkerHub } from '../workers/worker-hub.js';
 import { defaultModelRetry, defaultToolRetry, type RetryPolicy } from './backoff.js';
 import { EventHub, type RunEvent, type RunEventListener, recordEvent } from './events.js';
 import { checkDecision } from './park-decision.js';
+import { checkPolicy, type Policy } from './policy.js';
 import { type DriverDeps, RunDriver } from './run-driver.js';
 
 /** How many interrupted runs recovery loads before it starts driving them. */
@@ -46,6 +47,8 @@ export interface WardrikOptions {
   readonly now?: () => number;
   /** Workers: trust, waiting and timing settings (`trustedWorkers: true` stops labelling their answers `outside`). */
   readonly workers?: HubOptions;
+  /** Server-wide policy: its rules are tried after each agent's own (see `Policy`). */
+  readonly policy?: Policy;
 }
 
 /** How to start a run. */
@@ -97,6 +100,7 @@ export interface AnswerOptions {
 export async function createWardrik(options: WardrikOptions): Promise<Wardrik> {
   const wardrik = new Wardrik(options);
   await options.store.migrate();
+  await wardrik.loadAllowances();
   if (options.recover !== false) await wardrik.recover();
   return wardrik;
 }
@@ -114,6 +118,8 @@ export class Wardrik {
   readonly #driving = new Map<string, Promise<void>>();
   readonly #locks = new Map<string, Promise<unknown>>();
   readonly #waiters = new Map<string, Array<(result: RunResult) => void>>();
+  /** Standing decisions: tools a person allowed for an agent. */
+  readonly #allowed = new Map<string, Set<string>>();
   #closed = false;
 
   constructor(options: WardrikOptions) {
@@ -132,6 +138,8 @@ export class Wardrik {
       now: options.now ?? Date.now,
       durableAnswers: options.durableAnswers ?? true,
       workers: this.workers,
+      ...(options.policy ? { policy: checkPolicy(options.policy, 'policy') } : {}),
+      isAllowedForAgent: (agent, tool) => this.#allowed.get(agent)?.has(tool) === true,
     };
   }
 
@@ -260,10 +268,65 @@ export class Wardrik {
       if (current.callHash !== options.callHash) {
         throw new StaleParkAnswerError(`park ${parkId} now holds another call than the one answered; look at it again`);
       }
-      await driver.answer(park, checked, options.by ?? 'local');
+      const by = options.by ?? 'local';
+      await driver.answer(park, checked, by);
+      if (checked.type === 'approve' && checked.remember === 'agent' && current.call) {
+        await this.store.putAllowance({
+          agent: driver.state.agent,
+          tool: current.call.name,
+          by,
+          at: Date.now(),
+          parkId,
+        });
+        this.#remember(driver.state.agent, current.call.name);
+      }
       if (driver.ended) this.#settle(driver);
       else if (driver.state.openParks === 0 && !this.#driving.has(park.runId)) this.#drive(driver);
     });
+  }
+
+  /**
+   * Releases labels from a run: the only way a run's labels weaken, journaled with who and why.
+   * Later calls are then judged without them (answers seen later can bring them back).
+   *
+   * @example
+   * ```ts
+   * await wardrik.releaseLabels(runId, ['outside'], { by: 'alice', reason: 'the page was our own docs' })
+   * ```
+   */
+  async releaseLabels(
+    runId: string,
+    labels: readonly string[],
+    options: { by: string; reason: string },
+  ): Promise<RunResult> {
+    if (!Array.isArray(labels) || labels.length === 0 || labels.some((label) => typeof label !== 'string' || !label)) {
+      throw new InvalidInputError('labels: expected a non-empty list of label names');
+    }
+    if (typeof options?.reason !== 'string' || options.reason.trim() === '') {
+      throw new InvalidInputError('reason: say why the labels may be released');
+    }
+    return this.#locked(runId, async () => {
+      const driver = await this.#load(runId);
+      if (driver.ended) throw new RunEndedError(`run ${runId} has ended (${driver.state.status})`);
+      const missing = labels.filter((label) => !driver.state.labels.includes(label));
+      if (missing.length) throw new InvalidInputError(`labels: the run does not carry ${missing.join(', ')}`);
+      await driver.releaseLabels(labels, options.by, options.reason);
+      return this.#stateResult(driver);
+    });
+  }
+
+  /** Loads the standing decisions from the store (done by `createWardrik`). */
+  async loadAllowances(): Promise<void> {
+    for (const allowance of await this.store.listAllowances()) this.#remember(allowance.agent, allowance.tool);
+  }
+
+  #remember(agent: string, tool: string): void {
+    let tools = this.#allowed.get(agent);
+    if (!tools) {
+      tools = new Set();
+      this.#allowed.set(agent, tools);
+    }
+    tools.add(tool);
   }
 
   /** A run with its journal. */

@@ -15,6 +15,7 @@ import {
   CreateTokenBody,
   ListParksQuery,
   ListRunsQuery,
+  ReleaseLabelsBody,
   StartRunBody,
 } from './schemas.js';
 import { readBody, readQuery } from './validate.js';
@@ -196,6 +197,20 @@ export function createApp(options: AppOptions): Hono<Env> {
         const body = await readBody(c, CancelRunBody);
         await readableRun(principal, runId, 'run.cancel');
         return c.json(await wardrik.cancel(runId, body.reason ?? `cancelled by ${principal.name}`));
+      },
+    },
+    {
+      method: 'post',
+      path: '/v1/runs/:id/labels/release',
+      summary: "Release labels from a run (a person's journaled decision; the only way labels weaken)",
+      authenticated: true,
+      body: ReleaseLabelsBody,
+      success: { status: 200, description: 'The run with its labels now.' },
+      handle: async ({ c, principal }) => {
+        const runId = c.req.param('id') ?? '';
+        const body = await readBody(c, ReleaseLabelsBody);
+        await readableRun(principal, runId, 'park.answer');
+        return c.json(await wardrik.releaseLabels(runId, body.labels, { by: principal.name, reason: body.reason }));
       },
     },
     {

@@ -25,6 +25,13 @@ export const DecisionSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('retry'), note: z.string().optional() }).strict(),
   z.object({ type: z.literal('fail'), reason: z.string().optional() }).strict(),
   z.object({ type: z.literal('raise-budget'), budget: BudgetSchema }).strict(),
+  z
+    .object({ type: z.literal('approve'), note: z.string().optional(), remember: z.enum(['run', 'agent']).optional() })
+    .strict(),
+  z.object({ type: z.literal('deny'), reason: z.string().optional() }).strict(),
+  z
+    .object({ type: z.literal('edit'), arguments: z.record(z.string(), z.unknown()), note: z.string().optional() })
+    .strict(),
   z.object({ type: z.literal('stop'), reason: z.string().optional() }).strict(),
 ]);
 
@@ -33,6 +40,14 @@ export const AnswerParkBody = z
   .object({
     decision: DecisionSchema,
     callHash: z.string().min(1).describe('The park.callHash you were shown: binds the answer to that exact call.'),
+  })
+  .strict();
+
+/** POST /v1/runs/{id}/labels/release */
+export const ReleaseLabelsBody = z
+  .object({
+    labels: z.array(z.string().min(1)).min(1).describe('The labels to release, e.g. ["outside"].'),
+    reason: z.string().trim().min(1).describe('Why they may be released; journaled with who did it.'),
   })
   .strict();
 

@@ -22,7 +22,7 @@ import {
   tokenColumns,
   tokenInfoFrom,
 } from './principal-columns.js';
-import type { ParkAnswerWrite, ParkFilter, ParkRow, RunFilter, RunRow, RunWrite, Store } from './store.js';
+import type { Allowance, ParkAnswerWrite, ParkFilter, ParkRow, RunFilter, RunRow, RunWrite, Store } from './store.js';
 
 /** The index of the first entry (entries sorted by seq) whose seq is above `seq`, or at least `seq` if `inclusive`. */
 function firstFrom(entries: readonly RecordColumns[], seq: number, inclusive: boolean): number {
@@ -151,6 +151,18 @@ export class MemoryStore implements Store {
         (filter.principal === undefined || row.principal === filter.principal),
     );
     return rows.sort(compareParksOldestFirst).slice(0, limit).map(parkRowFrom);
+  }
+
+  readonly #allowances = new Map<string, Allowance>();
+
+  async putAllowance(allowance: Allowance): Promise<void> {
+    this.checkUsable();
+    this.#allowances.set(`${allowance.agent}\u0000${allowance.tool}`, { ...allowance });
+  }
+
+  async listAllowances(): Promise<Allowance[]> {
+    this.checkUsable();
+    return [...this.#allowances.values()].map((allowance) => ({ ...allowance }));
   }
 
   async putPrincipal(principal: Principal): Promise<void> {

@@ -51,6 +51,16 @@ export interface ParkAnswerWrite {
   readonly write: RunWrite;
 }
 
+/** A person's standing decision: calls of `tool` by `agent` run without asking again. */
+export interface Allowance {
+  readonly agent: string;
+  readonly tool: string;
+  readonly by: string;
+  readonly at: number;
+  /** The park whose answer made it. */
+  readonly parkId: string;
+}
+
 /** Filters for listing runs. */
 export interface RunFilter {
   readonly status?: RunStatus | readonly RunStatus[];
@@ -90,6 +100,9 @@ export interface Store {
   loadJournal(runId: string, afterSeq?: number): Promise<StoredRecord[]>;
   getPark(parkId: string): Promise<ParkRow | undefined>;
   listParks(filter?: ParkFilter): Promise<ParkRow[]>;
+  /** Records a standing decision, durably (replacing one for the same agent and tool). */
+  putAllowance(allowance: Allowance): Promise<void>;
+  listAllowances(): Promise<Allowance[]>;
   /** Writes what is pending and releases the store. */
   close(): Promise<void>;
 

@@ -21,13 +21,14 @@ import { followRun } from '../follow.js';
 import { exitCodeOf, outcomeOf, reportOutcome } from '../outcome.js';
 import { print, printJson } from '../output.js';
 
-const DECISIONS = ['approve', 'deny', 'ran', 'retry', 'fail', 'raise-budget', 'stop'] as const;
+const DECISIONS = ['approve', 'deny', 'edit', 'ran', 'retry', 'fail', 'raise-budget', 'stop'] as const;
 type DecisionName = (typeof DECISIONS)[number];
 
 /** Which options each decision takes. */
 const TAKES: Record<DecisionName, readonly string[]> = {
-  approve: ['note'],
+  approve: ['note', 'remember'],
   deny: ['reason'],
+  edit: ['args', 'note'],
   ran: ['value'],
   retry: ['note'],
   fail: ['reason'],
@@ -43,8 +44,12 @@ export const answer: Command = {
 
 Shows the call the park holds, answers it (bound to that exact call by its callHash), then
 follows the run until it ends or parks again. DECISION is one of:
-  approve                   run the call as shown (for in_doubt: it did not run, run it now)
-  deny [--reason R]         the call fails; the model is told R (default: a person declined)
+  approve [--remember run|agent]
+                            run the call as shown (for in_doubt: it did not run, run it now);
+                            for an approval, --remember also allows this tool for the rest of
+                            the run, or for the agent from now on
+  deny [--reason R]         the call fails; the model is told a person declined (and R)
+  edit --args JSON          approval: run the call with these arguments instead; the model is told
   ran --value JSON          in_doubt: it ran, and returned JSON (the call's answer)
   retry                     run the call again
   fail [--reason R]         the call fails with R
@@ -65,6 +70,8 @@ ${COMMON_HELP}`,
     ...serverOptions,
     reason: { type: 'string' },
     note: { type: 'string' },
+    args: { type: 'string' },
+    remember: { type: 'string' },
     value: { type: 'string' },
     usd: { type: 'string' },
     tokens: { type: 'string' },
@@ -73,10 +80,12 @@ ${COMMON_HELP}`,
   },
   async run(parsed) {
     const [parkId, name] = positionals(answer, parsed, ['PARK', 'DECISION']) as [string, string];
-    const decision = decisionFrom(name, parsed);
+    checkDecision(name, parsed);
+    decisionFrom(name as DecisionName, parsed, true); // usage errors before asking the server anything
     const client = new WardrikClient(resolveConnection(answer, parsed));
     const asJson = flag(parsed, 'json');
     const park = await client.request<ParkRow>('GET', `/v1/parks/${encodeURIComponent(parkId)}`);
+    const decision = decisionFrom(name as DecisionName, parsed, park.kind === 'approval');
     if (park.status !== 'open') {
       const given = park.decision ? ` by ${park.answeredBy ?? 'someone'}: ${describeDecision(park.decision)}` : '';
       throw new CliError(EXIT.failed, `park ${parkId} is ${park.status} already${given}; it takes one answer only`);
@@ -123,25 +132,57 @@ async function follow(client: WardrikClient, park: ParkRow, asJson: boolean): Pr
   return reportOutcome(outcome, false);
 }
 
-/** The decision a person named on the command line, with its options checked. */
-function decisionFrom(name: string, parsed: Parsed): ParkDecision {
+/** Checks the decision's name and that its options go with it. */
+function checkDecision(name: string, parsed: Parsed): void {
   if (!(DECISIONS as readonly string[]).includes(name)) {
     throw usageError(`unknown decision ${JSON.stringify(name)}; expected one of ${DECISIONS.join(', ')}`, answer.usage);
   }
-  const decision = name as DecisionName;
-  for (const option of ['reason', 'note', 'value', 'usd', 'tokens', 'steps']) {
-    if (parsed.values[option] !== undefined && !TAKES[decision].includes(option)) {
-      throw usageError(`--${option} does not go with ${decision}`, answer.usage);
+  for (const option of ['reason', 'note', 'value', 'usd', 'tokens', 'steps', 'args', 'remember']) {
+    if (parsed.values[option] !== undefined && !TAKES[name as DecisionName].includes(option)) {
+      throw usageError(`--${option} does not go with ${name}`, answer.usage);
     }
   }
+}
+
+/** The decision a person named on the command line, for a park of the kind shown. */
+function decisionFrom(decision: DecisionName, parsed: Parsed, approval: boolean): ParkDecision {
   const reason = stringOption(parsed, 'reason');
   const note = stringOption(parsed, 'note');
+  const remember = stringOption(parsed, 'remember');
+  if (remember !== undefined && remember !== 'run' && remember !== 'agent') {
+    throw usageError(`--remember takes run or agent, not ${JSON.stringify(remember)}`, answer.usage);
+  }
+  if (remember !== undefined && !approval) throw usageError('--remember goes only with an approval park', answer.usage);
   switch (decision) {
     case 'approve':
+      if (approval) {
+        return {
+          type: 'approve',
+          ...(note === undefined ? {} : { note }),
+          ...(remember === undefined ? {} : { remember }),
+        };
+      }
+      return note === undefined ? { type: 'retry' } : { type: 'retry', note };
     case 'retry':
       return note === undefined ? { type: 'retry' } : { type: 'retry', note };
     case 'deny':
+      if (approval) return reason === undefined ? { type: 'deny' } : { type: 'deny', reason };
       return { type: 'fail', reason: reason ?? 'a person declined' };
+    case 'edit': {
+      if (!approval) throw usageError('edit goes only with an approval park', answer.usage);
+      const text = stringOption(parsed, 'args');
+      if (text === undefined) throw usageError(`edit needs --args JSON, e.g. --args '{"amount":100}'`, answer.usage);
+      let edited: unknown;
+      try {
+        edited = JSON.parse(text);
+      } catch (cause) {
+        throw usageError(`--args is not JSON: ${(cause as Error).message}`, answer.usage);
+      }
+      if (typeof edited !== 'object' || edited === null || Array.isArray(edited)) {
+        throw usageError('--args must be a JSON object of arguments', answer.usage);
+      }
+      return { type: 'edit', arguments: edited as Record<string, unknown>, ...(note === undefined ? {} : { note }) };
+    }
     case 'fail':
       return reason === undefined ? { type: 'fail' } : { type: 'fail', reason };
     case 'stop':

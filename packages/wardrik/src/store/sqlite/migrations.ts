@@ -74,6 +74,20 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX tokens_principal ON tokens (principal_id);
     `,
   },
+  {
+    version: 3,
+    name: 'standing decisions',
+    sql: `
+      CREATE TABLE allowances (
+        agent TEXT NOT NULL,
+        tool TEXT NOT NULL,
+        decided_by TEXT NOT NULL,
+        decided_at INTEGER NOT NULL,
+        park_id TEXT NOT NULL,
+        PRIMARY KEY (agent, tool)
+      ) STRICT;
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

@@ -25,7 +25,7 @@ import {
   tokenColumns,
   tokenInfoFrom,
 } from '../principal-columns.js';
-import type { ParkAnswerWrite, ParkFilter, ParkRow, RunFilter, RunRow, RunWrite, Store } from '../store.js';
+import type { Allowance, ParkAnswerWrite, ParkFilter, ParkRow, RunFilter, RunRow, RunWrite, Store } from '../store.js';
 import { migrateSqlite } from './migrations.js';
 
 /** Options of {@link sqliteStore}. */
@@ -287,6 +287,36 @@ export class SqliteStore implements Store {
     const statements = this.ready();
     const columns = principalColumns(principal);
     this.writeNow(`writing principal ${columns.id}`, () => statements.putPrincipal.immediate(columns));
+  }
+
+  async putAllowance(allowance: Allowance): Promise<void> {
+    const database = this.database;
+    this.ready();
+    this.writeNow(`writing the allowance of ${allowance.tool} for ${allowance.agent}`, () => {
+      database
+        .prepare(
+          'INSERT INTO allowances (agent, tool, decided_by, decided_at, park_id) VALUES (?, ?, ?, ?, ?) ON CONFLICT (agent, tool) DO UPDATE SET decided_by = excluded.decided_by, decided_at = excluded.decided_at, park_id = excluded.park_id',
+        )
+        .run(allowance.agent, allowance.tool, allowance.by, allowance.at, allowance.parkId);
+    });
+  }
+
+  async listAllowances(): Promise<Allowance[]> {
+    this.ready();
+    const rows = this.database.prepare('SELECT * FROM allowances ORDER BY agent, tool').all() as Array<{
+      agent: string;
+      tool: string;
+      decided_by: string;
+      decided_at: number;
+      park_id: string;
+    }>;
+    return rows.map((row) => ({
+      agent: row.agent,
+      tool: row.tool,
+      by: row.decided_by,
+      at: row.decided_at,
+      parkId: row.park_id,
+    }));
   }
 
   async getPrincipal(id: string): Promise<Principal | undefined> {

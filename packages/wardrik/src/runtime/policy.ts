@@ -1,0 +1,170 @@
+import { type Annotations, type Arguments, getPrivate, type Label, OUTSIDE, type Tool } from '@wardrik/core';
+import { WORKER_TOOL, type WorkerToolInfo } from '../workers/worker-hub.js';
+
+/** What a policy decides for a call: run it, hold it for a person, or refuse it (the model is told why). */
+export type Verdict = 'allow' | 'gate' | 'deny';
+
+/** The facts a rule decides on. */
+export interface CallFacts {
+  /** The tool's name as the model called it. */
+  readonly tool: string;
+  readonly annotations: Readonly<Annotations>;
+  /** Where the tool comes from. */
+  readonly source: 'local' | 'workers';
+  /** For a worker tool: whether every worker offering it marks it read-only. */
+  readonly readOnlyEverywhere: boolean;
+  readonly arguments: Arguments;
+  /** The labels the run carries. */
+  readonly labels: readonly Label[];
+  readonly agent: string;
+  readonly principal: string;
+}
+
+/**
+ * One rule: when `when` holds, `verdict` decides, and `name` is journaled with the decision.
+ *
+ * @example
+ * ```ts
+ * const noBigRefunds: PolicyRule = {
+ *   name: 'no-refunds-over-1000',
+ *   when: (call) => call.tool === 'refund' && Number(call.arguments.amount) > 1000,
+ *   verdict: 'deny',
+ *   reason: 'refunds over 1000 go through finance',
+ * }
+ * ```
+ */
+export interface PolicyRule {
+  readonly name: string;
+  readonly when: (call: CallFacts) => boolean;
+  readonly verdict: Verdict;
+  /** What the person (gate) or the model (deny) is told. Default: the rule's name. */
+  readonly reason?: string | ((call: CallFacts) => string);
+}
+
+/**
+ * Which calls run on their own. Rules are tried in order, agent rules before server-wide ones;
+ * the first that matches decides. When none does, the defaults of DESIGN §1 gate a call:
+ * `worker-not-read-only`, `outside-not-read-only`, `destructive` (and, with `exfiltration`,
+ * `open-world-after-outside` before them). Otherwise it is allowed.
+ *
+ * @example
+ * ```ts
+ * defineAgent({ ..., policy: { exfiltration: true, rules: [noBigRefunds] } })
+ * ```
+ */
+export interface Policy {
+  readonly rules?: readonly PolicyRule[];
+  /**
+   * Also gate open-world tools, read-only ones included, once the run carries `outside`: a
+   * fetched URL can carry private data out. Default false.
+   */
+  readonly exfiltration?: boolean;
+}
+
+/** A policy's decision, with the rule that made it. */
+export interface Decision {
+  readonly verdict: Verdict;
+  readonly rule: string;
+  readonly reason: string;
+}
+
+interface DefaultRule {
+  readonly name: string;
+  readonly when: (call: CallFacts) => boolean;
+  readonly reason: (call: CallFacts) => string;
+}
+
+const exfiltrationRule: DefaultRule = {
+  name: 'open-world-after-outside',
+  when: (call) => call.annotations.openWorld === true && call.labels.includes(OUTSIDE),
+  reason: (call) => `${call.tool} reaches outside and the run has read text from outside: it could carry data out`,
+};
+
+const defaultRules: readonly DefaultRule[] = [
+  {
+    name: 'worker-not-read-only',
+    when: (call) => call.source === 'workers' && !call.readOnlyEverywhere,
+    reason: (call) => `${call.tool} is offered by workers and not every worker offering it marks it read-only`,
+  },
+  {
+    name: 'outside-not-read-only',
+    when: (call) => call.source === 'local' && call.annotations.readOnly !== true && call.labels.includes(OUTSIDE),
+    reason: (call) => `${call.tool} is not read-only and the run has read text from outside (labelled ${OUTSIDE})`,
+  },
+  {
+    name: 'destructive',
+    when: (call) => call.source === 'local' && call.annotations.destructive === true,
+    reason: (call) => `${call.tool} is destructive`,
+  },
+];
+
+const allowed: Decision = Object.freeze({ verdict: 'allow', rule: 'default-allow', reason: 'no rule holds this call' });
+
+/** The facts of a call to `tool`. */
+export function callFacts(
+  tool: Tool<Arguments>,
+  args: unknown,
+  context: { labels: readonly Label[]; agent: string; principal: string },
+): CallFacts {
+  const worker = getPrivate<WorkerToolInfo | undefined>(tool, WORKER_TOOL, undefined);
+  return {
+    tool: tool.name,
+    annotations: tool.annotations,
+    source: worker ? 'workers' : 'local',
+    readOnlyEverywhere: worker ? worker.readOnlyEverywhere : tool.annotations.readOnly === true,
+    arguments: typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Arguments) : {},
+    labels: context.labels,
+    agent: context.agent,
+    principal: context.principal,
+  };
+}
+
+/**
+ * Decides a call: the first matching rule of `policies` (in order), else the defaults. A rule
+ * that throws gates the call (a broken rule must never let a call through).
+ */
+export function decide(call: CallFacts, policies: ReadonlyArray<Policy | undefined>): Decision {
+  for (const policy of policies) {
+    for (const rule of policy?.rules ?? []) {
+      let holds: boolean;
+      try {
+        holds = rule.when(call);
+      } catch (thrown) {
+        return {
+          verdict: 'gate',
+          rule: rule.name,
+          reason: `rule ${rule.name} failed (${String(thrown)}); a person decides`,
+        };
+      }
+      if (!holds) continue;
+      const reason = typeof rule.reason === 'function' ? rule.reason(call) : (rule.reason ?? rule.name);
+      return { verdict: rule.verdict, rule: rule.name, reason };
+    }
+  }
+  const rules = policies.some((policy) => policy?.exfiltration) ? [exfiltrationRule, ...defaultRules] : defaultRules;
+  for (const rule of rules) {
+    if (rule.when(call)) return { verdict: 'gate', rule: rule.name, reason: rule.reason(call) };
+  }
+  return allowed;
+}
+
+/** Checks a policy's shape, naming what is wrong. */
+export function checkPolicy(policy: unknown, where: string): Policy {
+  if (policy === undefined) return {};
+  if (typeof policy !== 'object' || policy === null)
+    throw new TypeError(`${where}: expected an object such as { rules: [...] }`);
+  const { rules, exfiltration } = policy as Policy;
+  if (exfiltration !== undefined && typeof exfiltration !== 'boolean')
+    throw new TypeError(`${where}.exfiltration: expected a boolean`);
+  if (rules !== undefined && !Array.isArray(rules)) throw new TypeError(`${where}.rules: expected an array of rules`);
+  for (const [index, rule] of (rules ?? []).entries()) {
+    const at = `${where}.rules[${index}]`;
+    if (typeof rule?.name !== 'string' || rule.name === '')
+      throw new TypeError(`${at}.name: expected a non-empty string`);
+    if (typeof rule.when !== 'function') throw new TypeError(`${at}.when: expected a function of the call`);
+    if (!['allow', 'gate', 'deny'].includes(rule.verdict)) {
+      throw new TypeError(`${at}.verdict: expected 'allow', 'gate' or 'deny'`);
+    }
+  }
+  return policy as Policy;
+}
