@@ -71,6 +71,15 @@ export {
 export type { RetryPolicy } from './runtime/backoff.js';
 export type { RunEvent, RunEventListener } from './runtime/events.js';
 export {
+  type CallFacts,
+  callFacts,
+  type Decision as PolicyDecision,
+  decide,
+  type Policy,
+  type PolicyRule,
+  type Verdict,
+} from './runtime/policy.js';
+export {
   type AnswerOptions,
   createWardrik,
   type RunDetails,
@@ -79,8 +88,12 @@ export {
   Wardrik,
   type WardrikOptions,
 } from './runtime/wardrik.js';
+export { type AppOptions, createApp } from './server/app.js';
+export { type RunningServer, type ServerOptions, startServer } from './server/start-server.js';
+export { attachWorkerEndpoint, WORKER_PATH } from './server/worker-endpoint.js';
 export { SqliteStore, sqliteStore } from './store/sqlite/sqlite-store.js';
 export type {
+  Allowance,
   ParkAnswerWrite,
   ParkFilter,
   ParkRow,
@@ -90,3 +103,12 @@ export type {
   RunWrite,
   Store,
 } from './store/store.js';
+export {
+  type HubOptions,
+  matches as matchesWorkerPattern,
+  WORKER_PREFIX,
+  WORKER_TOOL,
+  type WorkerHub,
+  type WorkerInfo,
+  type WorkerToolInfo,
+} from './workers/worker-hub.js';
