@@ -88,6 +88,12 @@ export function answerCommands(park: Pick<Park, 'id' | 'kind'>): string[] {
         `${answer} approve   (it did not run: run it now)`,
         `${answer} deny --reason '…'`,
       ];
+    case 'approval':
+      return [
+        `${answer} approve   (run it as shown; add --remember run|agent to stop asking)`,
+        `${answer} edit --args '<the arguments to use, as JSON>'`,
+        `${answer} deny --reason '…'`,
+      ];
     default:
       return [`${answer} approve`, `${answer} deny --reason '…'`];
   }
@@ -95,9 +101,10 @@ export function answerCommands(park: Pick<Park, 'id' | 'kind'>): string[] {
 
 /** A park in a few lines for people: why it waits, the call it holds, how to answer it. */
 export function describePark(park: Park, indent = '  '): string[] {
-  const lines = [`${indent}⏸ ${park.kind}: ${park.reason}`];
+  const lines = [`${indent}⏸ ${park.kind}${park.rule ? ` (rule ${park.rule})` : ''}: ${park.reason}`];
   const held = park.call ? ` holds ${describeCall(park.call.name, park.call.arguments)}` : '';
   lines.push(`${indent}  park ${park.id}${held}`);
+  if (park.labels.length) lines.push(`${indent}  the run carries: ${describeLabels(park.labels)}`);
   answerCommands(park).forEach((command, index) => {
     lines.push(`${indent}  ${index === 0 ? 'answer with:' : '         or:'} ${command}`);
   });

@@ -69,13 +69,14 @@ ${COMMON_HELP}`,
     const answered = status !== 'open';
     print(
       table(
-        ['ID', 'RUN', 'KIND', 'SINCE', 'CALL', answered ? 'ANSWER' : 'REASON'],
+        ['ID', 'RUN', 'KIND', 'SINCE', 'CALL', 'LABELS', answered ? 'ANSWER' : 'REASON'],
         rows.map((park) => [
           park.id,
           park.runId,
           park.kind,
           when(park.createdAt),
           park.call ? clip(describeCall(park.call.name, park.call.arguments), 50) : '-',
+          park.labels.length ? park.labels.join(',') : '-',
           clip(
             answered
               ? park.decision
@@ -87,7 +88,8 @@ ${COMMON_HELP}`,
         ]),
       ),
     );
-    if (!answered) print(`\nAnswer one with: ${cliName()} answer PARK approve|deny|ran|retry|fail|raise-budget|stop`);
+    if (!answered)
+      print(`\nAnswer one with: ${cliName()} answer PARK approve|deny|edit|ran|retry|fail|raise-budget|stop`);
     return EXIT.ok;
   },
 };
