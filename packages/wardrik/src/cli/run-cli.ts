@@ -8,10 +8,11 @@ import { run } from './commands/run.js';
 import { runs } from './commands/runs.js';
 import { serve } from './commands/serve.js';
 import { tokens } from './commands/tokens.js';
+import { workers } from './commands/workers.js';
 import { print, printError } from './output.js';
 
 /** Every command, in the order `wardrik --help` lists them. */
-export const COMMANDS: readonly Command[] = [init, serve, run, runs, parks, answer, tokens];
+export const COMMANDS: readonly Command[] = [init, serve, run, runs, parks, answer, tokens, workers];
 
 const USAGE = `Usage: wardrik COMMAND [options]
 

@@ -1,0 +1,59 @@
+import type { WorkerInfo } from '../../workers/worker-hub.js';
+import { EXIT } from '../cli-error.js';
+import { WardrikClient } from '../client.js';
+import { COMMON_HELP, type Command, commonOptions, flag, positionals, SERVER_HELP, serverOptions } from '../command.js';
+import { resolveConnection } from '../connection.js';
+import { clip, print, printJson, table, when } from '../output.js';
+
+/** `wardrik workers`: the workers connected to the server, their tools and their load. */
+export const workers: Command = {
+  name: 'workers',
+  summary: 'list connected workers: principal, tools, tools left out, calls in flight',
+  usage: `Usage: wardrik workers [options]
+
+Lists the workers connected to the server, oldest first: the principal each acts as, when it
+connected, how many calls it is running (LOAD), the tools it offers (agents see them as
+workers__NAME) and the tools it listed that were left out, with why.
+
+Options:
+${SERVER_HELP}
+${COMMON_HELP}`,
+  options: { ...commonOptions, ...serverOptions },
+  async run(parsed) {
+    positionals(workers, parsed, []);
+    const client = new WardrikClient(resolveConnection(workers, parsed));
+    const { workers: rows } = await client.request<{ workers: WorkerInfo[] }>('GET', '/v1/workers');
+    if (flag(parsed, 'json')) {
+      printJson(rows);
+      return EXIT.ok;
+    }
+    if (rows.length === 0) {
+      print('No workers are connected.');
+      return EXIT.ok;
+    }
+    const sorted = [...rows].sort((a, b) => a.connectedAt - b.connectedAt);
+    print(
+      table(
+        ['ID', 'PRINCIPAL', 'CONNECTED', 'LOAD', 'TOOLS'],
+        sorted.map((worker) => [
+          worker.id,
+          worker.principal,
+          when(worker.connectedAt),
+          String(worker.inflight),
+          worker.tools.length === 0 ? '-' : clip(worker.tools.join(', '), 80),
+        ]),
+      ),
+    );
+    const rejected = sorted.flatMap((worker) => worker.rejected.map((tool) => ({ worker, tool })));
+    if (rejected.length > 0) {
+      print('\nLeft out (invalid tools):');
+      print(
+        table(
+          ['ID', 'TOOL', 'WHY'],
+          rejected.map(({ worker, tool }) => [worker.id, clip(tool.name, 40), clip(tool.reason, 100)]),
+        ),
+      );
+    }
+    return EXIT.ok;
+  },
+};
