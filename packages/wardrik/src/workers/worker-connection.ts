@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { McpTool } from '@wardrik/core';
 import type { WebSocket } from 'ws';
 import type { Principal } from '../auth/types.js';
-import { type JsonRpcId, type JsonRpcRequest, type JsonRpcResponse, parseFrame, RPC } from './json-rpc.js';
+import { type JsonRpcId, type JsonRpcResponse, parseFrame, RPC } from './json-rpc.js';
 import { checkListedTool } from './listed-tool.js';
 
 /** How a call sent to a worker came out. */
@@ -31,8 +31,13 @@ export interface ConnectionOptions {
   readonly log: (message: string) => void;
 }
 
-type Reply = { readonly ok: true; readonly result: unknown } | { readonly ok: false; readonly reason: string };
+/** The answer to a request: a result, the worker's JSON-RPC error, or no answer at all (lost). */
+type Reply =
+  | { readonly type: 'result'; readonly result: unknown }
+  | { readonly type: 'error'; readonly message: string }
+  | { readonly type: 'lost'; readonly reason: string };
 
+/** A request waiting for its response. */
 interface Pending {
   readonly method: string;
   readonly settle: (reply: Reply) => void;
@@ -40,12 +45,21 @@ interface Pending {
 
 const PROTOCOL_VERSION = '2025-06-18';
 
+/** How many ids of calls Wardrik stopped waiting for it remembers, to drop their late answers quietly. */
+const REMEMBERED_CANCELS = 4_096;
+
+/** How long `close()` waits for the worker to finish the closing handshake before cutting the socket. */
+const CLOSE_GRACE_MS = 2_000;
+
 /**
  * One worker's connection: Wardrik is the MCP client, the worker the MCP server. Speaks JSON-RPC
  * 2.0 over the WebSocket the worker opened: `initialize`, `tools/list` (again on
  * `notifications/tools/list_changed`), `tools/call` with `_meta`, `notifications/cancelled`, `ping`.
  * Bad frames get protocol errors; a worker that keeps misbehaving or stops answering pings is
  * disconnected, and its calls in flight are lost.
+ *
+ * Answers to calls that arrive after a `list_changed` are held until the new list is in, so a
+ * tool a worker registers while running a call is offered by the time the model reads its answer.
  */
 export class WorkerConnection {
   readonly id = `wkr_${randomUUID()}`;
@@ -61,11 +75,16 @@ export class WorkerConnection {
   #options: ConnectionOptions;
   #nextId = 1;
   #pending = new Map<JsonRpcId, Pending>();
+  /** Ids of requests Wardrik stopped waiting for, oldest first (a late answer to one is dropped). */
   #cancelled = new Set<JsonRpcId>();
   #faults = 0;
   #closed = false;
   #ping: NodeJS.Timeout | undefined;
   #listing: Promise<void> | undefined;
+  /** A `list_changed` arrived while listing: list again once done. */
+  #listAgain = false;
+  /** Call answers held while a new list is being fetched. */
+  #held: Array<() => void> | undefined;
 
   constructor(socket: WebSocket, principal: Principal, options: ConnectionOptions, now = Date.now()) {
     this.#socket = socket;
@@ -79,67 +98,83 @@ export class WorkerConnection {
     socket.on('error', (error) => this.#lose(`connection error: ${error.message}`));
   }
 
-  /** Initializes the session and lists the tools. Rejects (and closes) if the worker does not answer. */
+  /** Initializes the session and lists the tools. Rejects (and closes) if either fails. */
   async start(): Promise<void> {
     const init = await this.#request(
       'initialize',
       { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'wardrik', version: '0.1.0' } },
       this.#options.handshakeTimeoutMs,
     );
-    if (!init.ok) {
-      this.close(1002, `initialize failed: ${init.reason}`);
-      throw new Error(`initialize failed: ${init.reason}`);
+    if (init.type !== 'result') {
+      const reason = `initialize failed: ${describeReply(init)}`;
+      this.#options.log(`worker ${this.principal.name}: ${reason}`);
+      this.close(1002, reason);
+      throw new Error(reason);
     }
     this.#notify('notifications/initialized');
-    await this.#list();
+    try {
+      await this.#list();
+    } catch (error) {
+      const reason = (error as Error).message;
+      this.#options.log(`worker ${this.principal.name}: ${reason}`);
+      this.close(1002, reason);
+      throw error;
+    }
+    if (this.#closed) return;
     this.#ping = setInterval(() => this.#sendPing(), this.#options.pingIntervalMs);
     this.#ping.unref();
   }
 
-  /** Sends `tools/call` and waits for the worker's result; aborting `signal` cancels it. */
-  async callTool(name: string, args: unknown, meta: CallMeta, signal: AbortSignal): Promise<CallOutcome> {
-    if (this.#closed) return { type: 'lost', reason: 'the worker disconnected' };
+  /**
+   * Sends `tools/call` and waits for the worker's result. Aborting `signal` cancels it (the worker
+   * gets `notifications/cancelled`); so does passing `timeoutMs`, which makes the call lost.
+   */
+  callTool(name: string, args: unknown, meta: CallMeta, signal: AbortSignal, timeoutMs: number): Promise<CallOutcome> {
+    if (this.#closed) return Promise.resolve({ type: 'lost', reason: 'the worker disconnected' });
+    if (signal.aborted) return Promise.resolve({ type: 'cancelled' });
     const id = this.#nextId++;
     this.inflight += 1;
-    try {
-      return await new Promise<CallOutcome>((resolve) => {
-        const onAbort = () => {
-          this.#pending.delete(id);
-          this.#cancelled.add(id);
-          this.#notify('notifications/cancelled', { requestId: id, reason: describeAbort(signal.reason) });
-          resolve({ type: 'cancelled' });
-        };
-        if (signal.aborted) {
-          onAbort();
-          return;
-        }
-        signal.addEventListener('abort', onAbort, { once: true });
-        this.#pending.set(id, {
-          method: 'tools/call',
-          settle: (reply) => {
-            signal.removeEventListener('abort', onAbort);
-            if (reply.ok) resolve({ type: 'result', result: reply.result });
-            else if (reply.reason.startsWith('lost:')) resolve({ type: 'lost', reason: reply.reason.slice(5).trim() });
-            else
-              resolve({ type: 'result', result: { content: [{ type: 'text', text: reply.reason }], isError: true } });
-          },
-        });
-        this.#send({
-          jsonrpc: '2.0',
-          id,
-          method: 'tools/call',
-          params: { name, arguments: args ?? {}, _meta: { ...meta } },
-        });
+    return new Promise<CallOutcome>((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const finish = (outcome: CallOutcome) => {
+        this.inflight -= 1;
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        resolve(outcome);
+      };
+      const stop = (why: string, outcome: CallOutcome) => {
+        if (!this.#pending.delete(id)) return;
+        this.#forget(id);
+        this.#notify('notifications/cancelled', { requestId: id, reason: why });
+        finish(outcome);
+      };
+      const onAbort = () => stop(describeAbort(signal.reason), { type: 'cancelled' });
+      timer = setTimeout(() => {
+        const why = `no answer within ${timeoutMs} ms`;
+        stop(why, { type: 'lost', reason: why });
+      }, timeoutMs);
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.#pending.set(id, {
+        method: 'tools/call',
+        settle: (reply) => {
+          if (reply.type === 'result') finish(reply);
+          else if (reply.type === 'lost') finish(reply);
+          else finish({ type: 'result', result: { content: [{ type: 'text', text: reply.message }], isError: true } });
+        },
       });
-    } finally {
-      this.inflight -= 1;
-    }
+      this.#sendText(
+        `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":${JSON.stringify({ name, arguments: args ?? {}, _meta: meta })}}`,
+      );
+    });
   }
 
   /** Closes the connection; calls in flight are lost. */
   close(code = 1000, reason = 'closing'): void {
-    if (this.#socket.readyState === this.#socket.OPEN || this.#socket.readyState === this.#socket.CONNECTING) {
-      this.#socket.close(code, reason.slice(0, 120));
+    const socket = this.#socket;
+    if (socket.readyState === socket.OPEN || socket.readyState === socket.CONNECTING) {
+      socket.close(code, truncate(reason, 120));
+      // A worker that never finishes the closing handshake is cut off.
+      setTimeout(() => socket.terminate(), CLOSE_GRACE_MS).unref();
     }
     this.#lose(reason);
   }
@@ -153,19 +188,19 @@ export class WorkerConnection {
     let cursor: string | undefined;
     for (let page = 0; page < 100; page++) {
       const reply = await this.#request('tools/list', cursor ? { cursor } : {}, this.#options.handshakeTimeoutMs);
-      if (!reply.ok) throw new Error(`tools/list failed: ${reply.reason}`);
-      const result = reply.result as { tools?: unknown; nextCursor?: unknown };
+      if (reply.type !== 'result') throw new Error(`tools/list failed: ${describeReply(reply)}`);
+      const result = reply.result as { tools?: unknown; nextCursor?: unknown } | null;
       if (!Array.isArray(result?.tools)) throw new Error('tools/list: the result has no tools array');
       tools.push(...result.tools);
       cursor = typeof result.nextCursor === 'string' && result.nextCursor ? result.nextCursor : undefined;
       if (!cursor) break;
     }
+    if (this.#closed) return;
     const accepted = new Map<string, McpTool>();
     const rejected: Array<{ name: string; reason: string }> = [];
     for (const item of tools) {
       const checked = checkListedTool(item);
-      const name =
-        typeof (item as { name?: unknown })?.name === 'string' ? (item as { name: string }).name : '(no name)';
+      const name = describeName(item);
       if (!checked.ok) rejected.push({ name, reason: checked.reason });
       else if (accepted.has(checked.tool.name)) rejected.push({ name, reason: 'listed twice; the first is kept' });
       else accepted.set(checked.tool.name, checked.tool);
@@ -177,28 +212,41 @@ export class WorkerConnection {
     this.#options.onTools(this);
   }
 
+  /** Lists again after `list_changed`, holding call answers until the new list is in. */
   #relist(): void {
-    if (this.#listing) return;
+    if (this.#listing) {
+      this.#listAgain = true;
+      return;
+    }
+    this.#held ??= [];
     this.#listing = this.#list()
       .catch((error: Error) => this.#options.log(`worker ${this.principal.name}: ${error.message}`))
       .finally(() => {
         this.#listing = undefined;
+        if (this.#listAgain && !this.#closed) {
+          this.#listAgain = false;
+          this.#relist();
+          return;
+        }
+        const held = this.#held ?? [];
+        this.#held = undefined;
+        for (const deliver of held) deliver();
       });
   }
 
   async #sendPing(): Promise<void> {
     const reply = await this.#request('ping', {}, this.#options.pingTimeoutMs);
-    if (!reply.ok && !this.#closed) this.close(1011, 'the worker stopped answering pings');
+    if (reply.type === 'lost' && !this.#closed) this.close(1011, 'the worker stopped answering pings');
   }
 
   #request(method: string, params: Record<string, unknown>, timeoutMs: number): Promise<Reply> {
-    if (this.#closed) return Promise.resolve({ ok: false, reason: 'lost: the worker disconnected' });
+    if (this.#closed) return Promise.resolve({ type: 'lost', reason: 'the worker disconnected' });
     const id = this.#nextId++;
     return new Promise<Reply>((resolve) => {
       const timer = setTimeout(() => {
-        this.#pending.delete(id);
-        this.#cancelled.add(id);
-        resolve({ ok: false, reason: `lost: no answer to ${method} within ${timeoutMs} ms` });
+        if (!this.#pending.delete(id)) return;
+        this.#forget(id);
+        resolve({ type: 'lost', reason: `no answer to ${method} within ${timeoutMs} ms` });
       }, timeoutMs);
       this.#pending.set(id, {
         method,
@@ -207,20 +255,34 @@ export class WorkerConnection {
           resolve(reply);
         },
       });
-      this.#send({ jsonrpc: '2.0', id, method, params });
+      this.#sendText(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
     });
   }
 
-  #notify(method: string, params?: Record<string, unknown>): void {
-    this.#send({ jsonrpc: '2.0', method, ...(params ? { params } : {}) });
+  /** Remembers that nothing waits for request `id` any more, so that its late answer is dropped quietly. */
+  #forget(id: JsonRpcId): void {
+    this.#cancelled.add(id);
+    if (this.#cancelled.size > REMEMBERED_CANCELS) {
+      const oldest = this.#cancelled.values().next().value;
+      if (oldest !== undefined) this.#cancelled.delete(oldest);
+    }
   }
 
-  #send(message: JsonRpcRequest | JsonRpcResponse): void {
+  #notify(method: string, params?: Record<string, unknown>): void {
+    this.#sendText(JSON.stringify({ jsonrpc: '2.0', method, ...(params ? { params } : {}) }));
+  }
+
+  #reply(message: JsonRpcResponse): void {
+    this.#sendText(JSON.stringify(message));
+  }
+
+  #sendText(text: string): void {
     if (this.#closed || this.#socket.readyState !== this.#socket.OPEN) return;
-    this.#socket.send(JSON.stringify(message));
+    this.#socket.send(text);
   }
 
   #receive(text: string | null): void {
+    if (this.#closed) return;
     if (text === null) {
       this.#fault(null, RPC.invalidRequest, 'binary frames are not used; send JSON text');
       return;
@@ -234,14 +296,18 @@ export class WorkerConnection {
       const { id, result, error } = parsed.message;
       const pending = id === null ? undefined : this.#pending.get(id);
       if (!pending) {
-        // An answer to a call Wardrik stopped waiting for is dropped; an unknown id is a fault.
+        // An answer to a request Wardrik stopped waiting for is dropped; an unknown id is a fault.
         if (id !== null && this.#cancelled.delete(id)) return;
         this.#fault(null, RPC.invalidRequest, `no request has id ${JSON.stringify(id)}`, false);
         return;
       }
       this.#pending.delete(id as JsonRpcId);
-      if (error) pending.settle({ ok: false, reason: typeof error.message === 'string' ? error.message : 'error' });
-      else pending.settle({ ok: true, result });
+      const reply: Reply =
+        error !== undefined && error !== null
+          ? { type: 'error', message: describeError(error) }
+          : { type: 'result', result };
+      if (this.#held && pending.method === 'tools/call') this.#held.push(() => pending.settle(reply));
+      else pending.settle(reply);
       return;
     }
     const { id, method } = parsed.message;
@@ -249,12 +315,12 @@ export class WorkerConnection {
       this.#relist();
       return;
     }
-    if (method === 'ping' && id !== undefined) {
-      this.#send({ jsonrpc: '2.0', id, result: {} });
+    if (id === undefined) return; // other notifications (progress, message, cancelled) need no answer
+    if (method === 'ping') {
+      this.#reply({ jsonrpc: '2.0', id, result: {} });
       return;
     }
-    if (id === undefined) return; // other notifications (progress, message, cancelled) need no answer
-    this.#send({
+    this.#reply({
       jsonrpc: '2.0',
       id,
       error: { code: RPC.methodNotFound, message: `Wardrik does not serve ${method}` },
@@ -264,8 +330,11 @@ export class WorkerConnection {
   #fault(id: JsonRpcId | null, code: number, reason: string, answer = true): void {
     this.#faults += 1;
     this.#options.log(`worker ${this.principal.name}: protocol error: ${reason}`);
-    if (answer) this.#send({ jsonrpc: '2.0', id, error: { code, message: reason } });
-    if (this.#faults > this.#options.maxFaults) this.close(1008, `too many protocol errors (last: ${reason})`);
+    if (this.#faults > this.#options.maxFaults) {
+      this.close(1008, `too many protocol errors (last: ${reason})`);
+      return;
+    }
+    if (answer) this.#reply({ jsonrpc: '2.0', id, error: { code, message: reason } });
   }
 
   #lose(reason: string): void {
@@ -274,11 +343,44 @@ export class WorkerConnection {
     if (this.#ping) clearInterval(this.#ping);
     const pending = [...this.#pending.values()];
     this.#pending.clear();
-    for (const each of pending) each.settle({ ok: false, reason: `lost: ${reason}` });
+    this.#cancelled.clear();
+    const lost: Reply = { type: 'lost', reason };
+    for (const each of pending) each.settle(lost);
+    const held = this.#held ?? [];
+    this.#held = undefined;
+    for (const deliver of held) deliver();
     this.#options.onClose(this, reason);
   }
 }
 
 function describeAbort(reason: unknown): string {
   return reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : 'cancelled';
+}
+
+function describeReply(reply: Reply): string {
+  return reply.type === 'error' ? reply.message : reply.type === 'lost' ? reply.reason : 'ok';
+}
+
+function describeError(error: unknown): string {
+  if (typeof error === 'object' && error !== null) {
+    const { message, code } = error as { message?: unknown; code?: unknown };
+    if (typeof message === 'string' && message !== '') return message;
+    if (typeof code === 'number') return `the worker answered with error ${code}`;
+  }
+  return 'the worker answered with an error';
+}
+
+function describeName(item: unknown): string {
+  const name = typeof item === 'object' && item !== null ? (item as { name?: unknown }).name : undefined;
+  return typeof name === 'string' ? truncate(name, 128) : '(no name)';
+}
+
+function truncate(text: string, max: number): string {
+  // Close reasons are limited to 123 bytes; cut by bytes, not characters.
+  const buffer = Buffer.from(text);
+  if (buffer.length <= max) return text;
+  return buffer
+    .subarray(0, max)
+    .toString()
+    .replace(/\uFFFD+$/, '');
 }

@@ -4,6 +4,7 @@ import {
   type Arguments,
   error,
   type McpTool,
+  META,
   mcpResultToAnswer,
   OUTSIDE,
   putPrivate,
@@ -67,6 +68,8 @@ export class WorkerHub {
   readonly #changeListeners = new Set<() => void>();
   #version = 0;
   readonly #cache = new Map<string, { version: number; tools: Map<string, Tool<Arguments>> }>();
+  /** Who offers each tool to each agent, until the next change. */
+  readonly #offersCache = new Map<string, Offers>();
 
   constructor(options: HubOptions = {}) {
     this.#options = {
@@ -174,35 +177,36 @@ export class WorkerHub {
   }
 
   async #route(agent: string, name: string, args: Arguments, context: ToolContext): Promise<Answer> {
-    const deadline = Date.now() + this.#options.unavailableWaitMs;
     let candidates = this.#offers(agent, name).winners;
-    while (candidates.length === 0) {
-      const remaining = deadline - Date.now();
-      if (remaining <= 0 || context.signal.aborted) {
-        return error(`Unavailable: no worker offers ${name} (waited ${this.#options.unavailableWaitMs} ms)`, {
-          code: 'unavailable',
-        });
+    if (candidates.length === 0) {
+      const deadline = Date.now() + this.#options.unavailableWaitMs;
+      while (candidates.length === 0) {
+        const remaining = deadline - Date.now();
+        if (remaining <= 0 || context.signal.aborted) {
+          return error(`Unavailable: no worker offers ${name} (waited ${this.#options.unavailableWaitMs} ms)`, {
+            code: 'unavailable',
+          });
+        }
+        await this.#nextChange(remaining, context.signal);
+        candidates = this.#offers(agent, name).winners;
       }
-      await this.#nextChange(remaining, context.signal);
-      candidates = this.#offers(agent, name).winners;
     }
-    const connection = candidates.reduce((least, each) => (each.inflight < least.inflight ? each : least));
-    const timeout = AbortSignal.timeout(this.#options.callTimeoutMs);
-    const signal = AbortSignal.any([context.signal, timeout]);
+    let connection = candidates[0] as WorkerConnection;
+    for (let index = 1; index < candidates.length; index++) {
+      const each = candidates[index] as WorkerConnection;
+      if (each.inflight < connection.inflight) connection = each;
+    }
+    const timeoutMs = toolTimeout(connection.tools.get(name)) ?? this.#options.callTimeoutMs;
     const outcome = await connection.callTool(
       name,
       args,
       { agent, run: context.runId, principal: context.principal, idempotencyKey: context.idempotencyKey },
-      signal,
+      context.signal,
+      timeoutMs,
     );
+    if (outcome.type === 'result') return mcpResultToAnswer(outcome.result);
     if (outcome.type === 'lost') return error(`Lost: ${outcome.reason}`, { code: 'lost' });
-    if (outcome.type === 'cancelled') {
-      if (timeout.aborted && !context.signal.aborted) {
-        return error(`Lost: no answer within ${this.#options.callTimeoutMs} ms`, { code: 'lost' });
-      }
-      return error('the call was cancelled', { code: 'cancelled' });
-    }
-    return mcpResultToAnswer(outcome.result);
+    return error('the call was cancelled', { code: 'cancelled' });
   }
 
   /** Connections whose principal may serve `agent`, oldest first. */
@@ -212,15 +216,21 @@ export class WorkerHub {
       .sort((a, b) => a.connectedAt - b.connectedAt);
   }
 
-  /** Who offers `name` to `agent`: all of them, and the winning principal's workers. */
-  #offers(agent: string, name: string): { all: WorkerConnection[]; winners: WorkerConnection[] } {
+  /** Who offers `name` to `agent`: all of them, and the winning principal's workers (cached until a change). */
+  #offers(agent: string, name: string): Offers {
+    const key = `${agent}\u0000${name}`;
+    const cached = this.#offersCache.get(key);
+    if (cached) return cached;
     const all = this.#serving(agent).filter((connection) => connection.tools.has(name));
     const winner: Principal | undefined = all[0]?.principal;
-    return { all, winners: winner ? all.filter((connection) => connection.principal.id === winner.id) : [] };
+    const offers = { all, winners: winner ? all.filter((connection) => connection.principal.id === winner.id) : [] };
+    this.#offersCache.set(key, offers);
+    return offers;
   }
 
   #changed(): void {
     this.#version += 1;
+    this.#offersCache.clear();
     for (const listener of [...this.#changeListeners]) listener();
   }
 
@@ -237,6 +247,18 @@ export class WorkerHub {
       signal.addEventListener('abort', done, { once: true });
     });
   }
+}
+
+/** The workers offering a tool to an agent, and those of the principal that wins it. */
+interface Offers {
+  readonly all: WorkerConnection[];
+  readonly winners: WorkerConnection[];
+}
+
+/** How long a call may take, as a worker lists it in `_meta['wardrik/timeout']` (ms), if it does. */
+function toolTimeout(listed: McpTool | undefined): number | undefined {
+  const value = listed?._meta?.[META.timeout];
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : undefined;
 }
 
 /** Whether a worker tool `name` matches an agent's patterns (`workers/*`, `workers/NAME`). */
