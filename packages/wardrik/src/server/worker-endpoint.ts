@@ -24,12 +24,17 @@ export interface WorkerEndpointOptions {
 export function attachWorkerEndpoint(server: Server, options: WorkerEndpointOptions): () => void {
   const sockets = new WebSocketServer({ noServer: true, maxPayload: options.maxFrameBytes ?? 4 * 1024 * 1024 });
   const onUpgrade = async (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    // Node's HTTP server stops listening for errors on a socket it hands to 'upgrade': a client
+    // that resets the connection while its token is checked must not crash the process.
+    socket.on('error', ignore);
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
     if (path !== WORKER_PATH) return refuse(socket, 404, 'not_found', `no WebSocket endpoint at ${path}`);
     const outcome = await options.auth.authenticate(request.headers.authorization);
     if (!outcome.ok) return refuse(socket, 401, 'unauthorized', outcome.reason);
     const allowed = can(outcome.principal, 'agent.serve');
     if (!allowed.allowed) return refuse(socket, 403, 'forbidden', allowed.reason);
+    if (socket.destroyed) return;
+    socket.off('error', ignore);
     sockets.handleUpgrade(request, socket, head, (webSocket) => {
       options.hub.accept(webSocket, outcome.principal).catch(() => {
         // The connection logged why it failed and closed itself.
@@ -45,6 +50,8 @@ export function attachWorkerEndpoint(server: Server, options: WorkerEndpointOpti
     sockets.close();
   };
 }
+
+function ignore(): void {}
 
 function refuse(socket: Duplex, status: number, code: string, detail: string): void {
   const title = status === 401 ? 'Unauthorized' : status === 403 ? 'Forbidden' : 'Not Found';
