@@ -202,6 +202,47 @@ export class AuthService {
   }
 
   /**
+   * A new token for the principal named `input.name`: an existing one gets another token (its
+   * role, kind and agents must match what is given, if anything is); a new name is created, and
+   * then needs a role. Throws `InvalidInputError` naming what does not fit.
+   *
+   * @example
+   * ```ts
+   * const { token, principal, created } = await auth.tokenFor({ name: 'bob', role: 'user', agents: ['support'] });
+   * ```
+   */
+  async tokenFor(input: {
+    readonly name: string;
+    readonly role?: Role;
+    readonly kind?: PrincipalKind;
+    readonly agents?: readonly string[];
+  }): Promise<IssuedToken & { principal: Principal; created: boolean }> {
+    const existing = await this.findPrincipalByName(input.name);
+    if (existing) {
+      const differs =
+        (input.role !== undefined && input.role !== existing.role) ||
+        (input.kind !== undefined && input.kind !== existing.kind) ||
+        (input.agents !== undefined && input.agents.join(',') !== existing.agents.join(','));
+      if (differs) {
+        throw new InvalidInputError(
+          `${input.name} exists with role ${existing.role}, kind ${existing.kind}, agents ${existing.agents.join(',')}; ` +
+            'leave out role, kind and agents to give it another token',
+        );
+      }
+      return { ...(await this.issueToken(existing.id)), principal: existing, created: false };
+    }
+    if (!input.role)
+      throw new InvalidInputError(`role: ${input.name} is new; give it a role (admin, operator, user, worker)`);
+    const principal = await this.createPrincipal({
+      name: input.name,
+      role: input.role,
+      kind: input.kind ?? (input.role === 'worker' ? 'worker' : 'user'),
+      agents: input.agents ?? ['*'],
+    });
+    return { ...(await this.issueToken(principal.id)), principal, created: true };
+  }
+
+  /**
    * Revokes a token: it stops authenticating at once, and lists show when it was revoked.
    * Revoking it again changes nothing. Throws `TokenNotFoundError` for an unknown id.
    *

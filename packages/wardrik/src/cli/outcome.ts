@@ -1,5 +1,5 @@
-import type { Label, Measures } from '@wardrik/core';
-import type { ParkRow, RunRow, RunStatus } from '../store/store.js';
+import type { RunResult } from '../runtime/wardrik.js';
+import type { RunRow, RunStatus } from '../store/store.js';
 import { EXIT } from './cli-error.js';
 import type { WardrikClient } from './client.js';
 import { describeCost, describeLabels } from './describe.js';
@@ -7,16 +7,7 @@ import type { FollowEnd } from './follow.js';
 import { print, printJson } from './output.js';
 
 /** Where a followed run stands: what `run --json` and `answer --json` print. */
-export interface RunOutcome {
-  readonly runId: string;
-  readonly status: RunStatus;
-  readonly output?: string;
-  readonly error?: string;
-  readonly labels: readonly Label[];
-  readonly measures: Measures;
-  /** The open parks, when parked. */
-  readonly parks: readonly ParkRow[];
-}
+export type RunOutcome = RunResult;
 
 /** The exit code for a run's status: 0 completed, 3 parked, 1 otherwise. */
 export function exitCodeOf(status: RunStatus): number {

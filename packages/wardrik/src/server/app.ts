@@ -285,20 +285,8 @@ export function createApp(options: AppOptions): Hono<Env> {
       handle: async ({ c, principal }) => {
         allow(principal, 'tokens.manage');
         const body = await readBody(c, CreateTokenBody);
-        const existing = (await auth.listPrincipals()).find((each) => each.name === body.name);
-        let target = existing;
-        if (!target) {
-          if (!body.role)
-            throw new ApiProblem(400, 'invalid_request', 'Invalid request', 'body.role: required for a new principal');
-          target = await auth.createPrincipal({
-            name: body.name,
-            role: body.role,
-            kind: body.kind ?? (body.role === 'worker' ? 'worker' : 'user'),
-            agents: body.agents ?? ['*'],
-          });
-        }
-        const issued = await auth.issueToken(target.id);
-        return c.json({ token: issued.token, tokenId: issued.info.id, principal: target }, 201);
+        const issued = await auth.tokenFor(body);
+        return c.json({ token: issued.token, tokenId: issued.info.id, principal: issued.principal }, 201);
       },
     },
     {

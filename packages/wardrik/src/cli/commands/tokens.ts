@@ -1,6 +1,7 @@
 import { AuthService } from '../../auth/auth-service.js';
 import type { Principal, PrincipalKind, Role } from '../../auth/types.js';
 import { loadConfig } from '../../config/load-config.js';
+import { InvalidInputError } from '../../errors.js';
 import { CliError, EXIT, usageError } from '../cli-error.js';
 import { COMMON_HELP, type Command, commonOptions, flag, type Parsed, stringOption } from '../command.js';
 import { cliName, print, printJson, table, when } from '../output.js';
@@ -97,28 +98,17 @@ function createInput(parsed: Parsed): CreateInput {
 }
 
 async function create(auth: AuthService, input: CreateInput, asJson: boolean): Promise<number> {
-  let principal = await auth.findPrincipalByName(input.name);
-  if (principal) {
-    const differs = (['role', 'kind'] as const).find(
-      (key) => input[key] !== undefined && input[key] !== principal?.[key],
-    );
-    if (differs || (input.agents && input.agents.join(',') !== principal.agents.join(','))) {
-      throw new CliError(
-        EXIT.failed,
-        `${input.name} exists with role ${principal.role}, kind ${principal.kind}, agents ${principal.agents.join(',')}; ` +
-          'leave out --role, --kind and --agents to give it another token',
-      );
-    }
-  } else {
-    if (!input.role) throw usageError(`${input.name} is new; give it a --role (${ROLES.join(', ')})`, tokens.usage);
-    principal = await auth.createPrincipal({
-      name: input.name,
-      role: input.role,
-      kind: input.kind ?? (input.role === 'worker' ? 'worker' : 'user'),
-      agents: input.agents ?? ['*'],
-    });
+  if (!input.role && !(await auth.findPrincipalByName(input.name))) {
+    throw usageError(`${input.name} is new; give it a --role (${ROLES.join(', ')})`, tokens.usage);
   }
-  const issued = await auth.issueToken(principal.id);
+  let issued: Awaited<ReturnType<AuthService['tokenFor']>>;
+  try {
+    issued = await auth.tokenFor(input);
+  } catch (thrown) {
+    if (InvalidInputError.isInstance(thrown)) throw new CliError(EXIT.failed, thrown.message);
+    throw thrown;
+  }
+  const { principal } = issued;
   if (asJson) {
     printJson({ token: issued.token, tokenId: issued.info.id, principal });
     return EXIT.ok;
