@@ -210,4 +210,34 @@ describe('connections that drop', () => {
     expect(answersOf(after.output)[0]).toMatchObject({ isError: false, content: { worker: 'a', pid: a.pid } });
     expect(a.running).toBe(true);
   });
+
+  // KNOWN BUG in runtime/run-driver.ts (not ours to edit; see the workers report): recovery
+  // re-drives the call before any worker has reconnected, so the hub can only offer a stand-in
+  // tool that nobody marks read-only, and the gate parks a call that had already passed it.
+  // DESIGN §1: "a repeatable call ... is repeated if it was lost in a crash". Remove `.fails` once
+  // #execute skips the gate for calls already started (and uses the journaled `repeatable`).
+  it.fails('Wardrik restarts with a read-only worker call in flight: the call is repeated once a worker is back', async () => {
+    const restarting = await WorkersEnv.start({ workers: { unavailableWaitMs: SLOW } });
+    try {
+      const worker = await restarting.principal(['*']);
+      const slow = restarting.startWorker('slow', worker.token);
+      await restarting.connected(worker);
+      const started = await restarting.wardrik.start(
+        'support',
+        plan([workerCall('slow_lookup', { key: 'k', ms: 600_000 })]),
+      );
+      await until(() => restarting.records('slow_lookup', 'call').length === 1);
+      const port = restarting.server.port;
+      await restarting.stop();
+      await slow.kill();
+      await restarting.open(port);
+      restarting.startWorker('fast', worker.token, ['--fast']);
+      const result = await restarting.wardrik.wait(started.runId);
+      expect(result.parks).toEqual([]);
+      expect(result.status).toBe('completed');
+      expect(restarting.records('slow_lookup', 'call').map((each) => each.worker)).toEqual(['slow', 'fast']);
+    } finally {
+      await restarting.close();
+    }
+  });
 });
