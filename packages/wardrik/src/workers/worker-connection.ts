@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
 import type { McpTool } from '@wardrik/core';
 import type { WebSocket } from 'ws';
 import type { Principal } from '../auth/types.js';
@@ -40,7 +41,7 @@ type Reply =
 /** A request waiting for its response. */
 interface Pending {
   readonly method: string;
-  readonly settle: (reply: Reply) => void;
+  settle(reply: Reply): void;
 }
 
 const PROTOCOL_VERSION = '2025-06-18';
@@ -85,6 +86,13 @@ export class WorkerConnection {
   #listAgain = false;
   /** Call answers held while a new list is being fetched. */
   #held: Array<() => void> | undefined;
+  /** The TCP socket under the WebSocket while it is corked. */
+  #corked: Socket | undefined;
+  readonly #uncork = () => {
+    const corked = this.#corked;
+    this.#corked = undefined;
+    corked?.uncork();
+  };
 
   constructor(socket: WebSocket, principal: Principal, options: ConnectionOptions, now = Date.now()) {
     this.#socket = socket;
@@ -133,39 +141,23 @@ export class WorkerConnection {
     if (this.#closed) return Promise.resolve({ type: 'lost', reason: 'the worker disconnected' });
     if (signal.aborted) return Promise.resolve({ type: 'cancelled' });
     const id = this.#nextId++;
-    this.inflight += 1;
     return new Promise<CallOutcome>((resolve) => {
-      let timer: NodeJS.Timeout | undefined;
-      const finish = (outcome: CallOutcome) => {
-        this.inflight -= 1;
-        clearTimeout(timer);
-        signal.removeEventListener('abort', onAbort);
-        resolve(outcome);
-      };
-      const stop = (why: string, outcome: CallOutcome) => {
-        if (!this.#pending.delete(id)) return;
-        this.#forget(id);
-        this.#notify('notifications/cancelled', { requestId: id, reason: why });
-        finish(outcome);
-      };
-      const onAbort = () => stop(describeAbort(signal.reason), { type: 'cancelled' });
-      timer = setTimeout(() => {
-        const why = `no answer within ${timeoutMs} ms`;
-        stop(why, { type: 'lost', reason: why });
-      }, timeoutMs);
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.#pending.set(id, {
-        method: 'tools/call',
-        settle: (reply) => {
-          if (reply.type === 'result') finish(reply);
-          else if (reply.type === 'lost') finish(reply);
-          else finish({ type: 'result', result: { content: [{ type: 'text', text: reply.message }], isError: true } });
-        },
-      });
+      const call = new PendingCall(this, id, resolve, signal, timeoutMs);
+      this.#pending.set(id, call);
+      this.inflight += 1;
       this.#sendText(
-        `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":${JSON.stringify({ name, arguments: args ?? {}, _meta: meta })}}`,
+        `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":${JSON.stringify(name)},"arguments":${JSON.stringify(args ?? {})},"_meta":${metaJson(meta)}}}`,
       );
     });
+  }
+
+  /** A call stopped waiting (cancelled or timed out): tell the worker, and drop its late answer. */
+  stopCall(call: PendingCall, why: string): boolean {
+    if (!this.#pending.delete(call.id)) return false;
+    this.inflight -= 1;
+    this.#forget(call.id);
+    this.#notify('notifications/cancelled', { requestId: call.id, reason: why });
+    return true;
   }
 
   /** Closes the connection; calls in flight are lost. */
@@ -278,7 +270,20 @@ export class WorkerConnection {
 
   #sendText(text: string): void {
     if (this.#closed || this.#socket.readyState !== this.#socket.OPEN) return;
+    if (!this.#corked) this.#cork();
     this.#socket.send(text);
+  }
+
+  /**
+   * Holds this tick's frames back and writes them together at its end: pipelined calls then cost
+   * one system call, not one each. (ws has no API for this; its TCP socket is `_socket`.)
+   */
+  #cork(): void {
+    const tcp = (this.#socket as unknown as { _socket?: Socket })._socket;
+    if (!tcp || typeof tcp.cork !== 'function') return;
+    tcp.cork();
+    this.#corked = tcp;
+    process.nextTick(this.#uncork);
   }
 
   #receive(text: string | null): void {
@@ -302,6 +307,7 @@ export class WorkerConnection {
         return;
       }
       this.#pending.delete(id as JsonRpcId);
+      if (pending.method === 'tools/call') this.inflight -= 1;
       const reply: Reply =
         error !== undefined && error !== null
           ? { type: 'error', message: describeError(error) }
@@ -343,6 +349,7 @@ export class WorkerConnection {
     if (this.#ping) clearInterval(this.#ping);
     const pending = [...this.#pending.values()];
     this.#pending.clear();
+    this.inflight = 0;
     this.#cancelled.clear();
     const lost: Reply = { type: 'lost', reason };
     for (const each of pending) each.settle(lost);
@@ -351,6 +358,98 @@ export class WorkerConnection {
     for (const deliver of held) deliver();
     this.#options.onClose(this, reason);
   }
+}
+
+/**
+ * A `tools/call` waiting for its answer. One object per call, no closures: its timer and its abort
+ * watch call back into it.
+ */
+class PendingCall implements Pending {
+  readonly method = 'tools/call';
+  readonly id: number;
+  readonly #connection: WorkerConnection;
+  readonly #resolve: (outcome: CallOutcome) => void;
+  readonly #signal: AbortSignal;
+  readonly #timer: NodeJS.Timeout;
+  readonly #timeoutMs: number;
+
+  constructor(
+    connection: WorkerConnection,
+    id: number,
+    resolve: (outcome: CallOutcome) => void,
+    signal: AbortSignal,
+    timeoutMs: number,
+  ) {
+    this.#connection = connection;
+    this.id = id;
+    this.#resolve = resolve;
+    this.#signal = signal;
+    this.#timeoutMs = timeoutMs;
+    this.#timer = setTimeout(onTimeout, timeoutMs, this);
+    watchAbort(signal, this);
+  }
+
+  /** The worker answered, or the connection was lost. */
+  settle(reply: Reply): void {
+    this.#finish(
+      reply.type === 'error'
+        ? { type: 'result', result: { content: [{ type: 'text', text: reply.message }], isError: true } }
+        : reply,
+    );
+  }
+
+  aborted(): void {
+    if (this.#connection.stopCall(this, describeAbort(this.#signal.reason))) this.#finish({ type: 'cancelled' });
+  }
+
+  timedOut(): void {
+    const why = `no answer within ${this.#timeoutMs} ms`;
+    if (this.#connection.stopCall(this, why)) this.#finish({ type: 'lost', reason: why });
+  }
+
+  #finish(outcome: CallOutcome): void {
+    clearTimeout(this.#timer);
+    unwatchAbort(this.#signal, this);
+    this.#resolve(outcome);
+  }
+}
+
+function onTimeout(call: PendingCall): void {
+  call.timedOut();
+}
+
+/**
+ * The calls waiting on each signal. A run's signal is shared by all its calls: one listener per
+ * signal, not one per call (EventTarget listeners cost a scan of the list to add, and more than
+ * ten draw a leak warning).
+ */
+const watched = new WeakMap<AbortSignal, Set<PendingCall>>();
+
+function watchAbort(signal: AbortSignal, call: PendingCall): void {
+  let calls = watched.get(signal);
+  if (!calls) {
+    const created = new Set<PendingCall>();
+    calls = created;
+    watched.set(signal, created);
+    signal.addEventListener(
+      'abort',
+      () => {
+        watched.delete(signal);
+        for (const each of [...created]) each.aborted();
+      },
+      { once: true },
+    );
+  }
+  calls.add(call);
+}
+
+function unwatchAbort(signal: AbortSignal, call: PendingCall): void {
+  watched.get(signal)?.delete(call);
+}
+
+/** A call's `_meta` as JSON, with its fields in a fixed order. */
+function metaJson(meta: CallMeta): string {
+  return `{"agent":${JSON.stringify(meta.agent)},"run":${JSON.stringify(meta.run)},"principal":${JSON.stringify(meta.principal)},"idempotencyKey":${JSON.stringify(meta.idempotencyKey)}}`;
 }
 
 function describeAbort(reason: unknown): string {
