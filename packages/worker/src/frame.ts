@@ -30,6 +30,7 @@ export function parseFrame(text: string): ParsedFrame {
   } catch (error) {
     return { type: 'malformed', reason: `frame is not JSON (${(error as Error).message}): ${preview(text)}` };
   }
+  if (isPlainRequest(value)) return { type: 'message', message: value as JSONRPCMessage };
   const checked = JSONRPCMessageSchema.safeParse(value);
   if (checked.success) return { type: 'message', message: value as JSONRPCMessage };
   const requestId = requestIdOf(value);
@@ -38,6 +39,48 @@ export function parseFrame(text: string): ParsedFrame {
     reason: `frame is not a JSON-RPC 2.0 request, notification or response: ${preview(text)}`,
     ...(requestId === undefined ? {} : { requestId }),
   };
+}
+
+const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+
+/**
+ * Whether a value is a JSON-RPC request or notification of the plain shape Wardrik sends
+ * (`tools/call`, `ping`, `notifications/cancelled`, …), checked by hand: every frame would
+ * otherwise go through the SDK's zod union, which costs more than the rest of reading it. Accepts
+ * only what `JSONRPCMessageSchema` accepts; anything else goes to the schema, which decides.
+ */
+function isPlainRequest(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const message = value as Record<string, unknown>;
+  if (message.jsonrpc !== '2.0' || typeof message.method !== 'string') return false;
+  let keys = 2;
+  if ('id' in message) {
+    if (!isRequestId(message.id)) return false;
+    keys += 1;
+  }
+  if ('params' in message) {
+    const params = message.params;
+    if (params !== undefined) {
+      if (!isObject(params)) return false;
+      const meta = (params as Record<string, unknown>)._meta as Record<string, unknown> | undefined;
+      if (meta !== undefined) {
+        if (!isObject(meta)) return false;
+        const { progressToken } = meta;
+        if (progressToken !== undefined && !isRequestId(progressToken)) return false;
+        if (RELATED_TASK in meta) return false; // rare: let the schema check it
+      }
+    }
+    keys += 1;
+  }
+  return Object.keys(message).length === keys; // the schemas are strict: no other keys
+}
+
+function isRequestId(id: unknown): boolean {
+  return typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id));
+}
+
+function isObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The id of something that looks like a request (it has a method), if it has a usable one. */
