@@ -6,6 +6,7 @@ const benches: Record<string, () => Promise<{ main: () => Promise<unknown> }>> =
   'core-call': () => import('./core-call.ts'),
   runs: () => import('./runs.ts'),
   http: () => import('./http.ts'),
+  workers: () => import('./workers.ts'),
 };
 
 const filter = process.argv[2];
