@@ -20,7 +20,7 @@ import {
 
 let env: Env;
 beforeAll(async () => {
-  env = await WorkersEnv.start({ workers: { callTimeoutMs: 1_500, unavailableWaitMs: 2_000 } });
+  env = await WorkersEnv.start({ workers: { unavailableWaitMs: 2_000 } });
 });
 afterEach(async () => {
   await env.killWorkers();
@@ -107,26 +107,31 @@ describe('a worker killed with SIGKILL mid-call', () => {
 
 describe('a worker that never answers', () => {
   it('callTimeoutMs passes: Lost, the worker receives notifications/cancelled, and a plain call parks in_doubt', async () => {
-    const worker = await env.principal(['*']);
-    env.startWorker('a', worker.token);
-    await env.connected(worker);
+    const impatient = await WorkersEnv.start({ workers: { callTimeoutMs: 1_500 } });
+    try {
+      const worker = await impatient.principal(['*']);
+      impatient.startWorker('a', worker.token);
+      await impatient.connected(worker);
 
-    const started = await env.wardrik.start('support', plan([workerCall('hang', { orderId: 'A1' })]));
-    await until(async () => (await env.approve(started.runId)) > 0);
-    const parked = await env.wardrik.wait(started.runId);
-    expect(parked.parks[0]).toMatchObject({ kind: 'in_doubt', call: { name: 'workers__hang' } });
-    expect(parked.parks[0]?.reason).toMatch(/no answer within 1500 ms/);
+      const started = await impatient.wardrik.start('support', plan([workerCall('hang', { orderId: 'A1' })]));
+      await until(async () => (await impatient.approve(started.runId)) > 0);
+      const parked = await impatient.wardrik.wait(started.runId);
+      expect(parked.parks[0]).toMatchObject({ kind: 'in_doubt', call: { name: 'workers__hang' } });
+      expect(parked.parks[0]?.reason).toMatch(/no answer within 1500 ms/);
 
-    await until(() => env.records('hang', 'cancelled').length === 1);
-    const [call] = env.records('hang', 'call');
-    const [cancelled] = env.records('hang', 'cancelled');
-    expect(cancelled?.requestId).toBe(call?.requestId);
-    expect(cancelled?.meta.idempotencyKey).toBe(`${started.runId}:c1.0`);
-    expect(env.wardrik.workers.list()[0]?.inflight).toBe(0);
+      await until(() => impatient.records('hang', 'cancelled').length === 1);
+      const [call] = impatient.records('hang', 'call');
+      const [cancelled] = impatient.records('hang', 'cancelled');
+      expect(cancelled?.requestId).toBe(call?.requestId);
+      expect(cancelled?.meta.idempotencyKey).toBe(`${started.runId}:c1.0`);
+      expect(impatient.wardrik.workers.list()[0]?.inflight).toBe(0);
 
-    // The worker is still connected and serves.
-    const after = await env.wardrik.run('support', plan([workerCall('lookup', { key: 'after' })]));
-    expect(workerOf(answersOf(after.output)[0])).toBe('a');
+      // The worker is still connected and serves.
+      const after = await impatient.wardrik.run('support', plan([workerCall('lookup', { key: 'after' })]));
+      expect(workerOf(answersOf(after.output)[0])).toBe('a');
+    } finally {
+      await impatient.close();
+    }
   });
 
   it("the tool's own timeout (_meta wardrik/timeout) passes first: Lost and cancelled", async () => {
@@ -163,7 +168,7 @@ describe('a worker that never answers', () => {
 describe('connections that drop', () => {
   it('a worker that stops answering pings is Lost; once it wakes up it reconnects and serves', async () => {
     const pinging = await WorkersEnv.start({
-      workers: { pingIntervalMs: 300, pingTimeoutMs: 1_500, unavailableWaitMs: SLOW },
+      workers: { pingIntervalMs: 300, pingTimeoutMs: 3_000, unavailableWaitMs: SLOW },
     });
     try {
       const worker = await pinging.principal(['*']);

@@ -205,14 +205,20 @@ describe('routing', () => {
     await env.wardrik.cancel(long.runId);
 
     // Four calls at once: two each.
-    const result = await env.wardrik.run(
+    await until(() => env.wardrik.workers.list().every((each) => each.inflight === 0));
+    const four = await env.wardrik.start(
       'support',
-      plan([1, 2, 3, 4].map((index) => workerCall('slow_lookup', { key: `k${index}`, ms: 500 }))),
+      plan([1, 2, 3, 4].map((index) => workerCall('slow_lookup', { key: `k${index}`, ms: 600_000 }))),
     );
-    expect(result.status).toBe('completed');
-    const shared = env.records('slow_lookup', 'done').map((each) => each.worker);
+    await until(() => env.records('slow_lookup', 'call').length === 5);
+    const shared = env
+      .records('slow_lookup', 'call')
+      .slice(1)
+      .map((each) => each.worker);
     expect(shared.filter((name) => name === 'a')).toHaveLength(2);
     expect(shared.filter((name) => name === 'b')).toHaveLength(2);
+    expect(env.wardrik.workers.list().map((each) => each.inflight)).toEqual([2, 2]);
+    await env.wardrik.cancel(four.runId);
   });
 
   it('several principals offer a tool: the one whose worker connected first gets every call', async () => {
