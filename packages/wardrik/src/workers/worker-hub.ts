@@ -37,7 +37,11 @@ export interface HubOptions {
   readonly trustedWorkers?: boolean;
   /** How long a call waits for some worker to offer its tool. Default 10 s. */
   readonly unavailableWaitMs?: number;
-  /** How long a worker call may take when its tool sets no `timeout`. Default 5 min. */
+  /**
+   * How long a worker call may take when the worker's listing of its tool sets no
+   * `_meta['wardrik/timeout']` (ms). Past it the call is Lost and the worker gets
+   * `notifications/cancelled`. Default 5 min.
+   */
   readonly callTimeoutMs?: number;
   readonly handshakeTimeoutMs?: number;
   readonly pingIntervalMs?: number;
