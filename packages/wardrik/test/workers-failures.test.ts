@@ -221,7 +221,7 @@ describe('connections that drop', () => {
   // tool that nobody marks read-only, and the gate parks a call that had already passed it.
   // DESIGN §1: "a repeatable call ... is repeated if it was lost in a crash". Remove `.fails` once
   // #execute skips the gate for calls already started (and uses the journaled `repeatable`).
-  it.fails('Wardrik restarts with a read-only worker call in flight: the call is repeated once a worker is back', async () => {
+  it('Wardrik restarts with a read-only worker call in flight: the call is repeated once a worker is back', async () => {
     const restarting = await WorkersEnv.start({ workers: { unavailableWaitMs: SLOW } });
     try {
       const worker = await restarting.principal(['*']);

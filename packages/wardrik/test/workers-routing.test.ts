@@ -144,21 +144,26 @@ describe('listing', () => {
 });
 
 describe('calls', () => {
-  it('carry agent, run, principal and idempotencyKey in _meta; answers are labelled outside', async () => {
+  it('carry agent, run, principal, idempotencyKey and the run’s labels in _meta; answers are labelled outside', async () => {
     const worker = await env.principal(['*']);
     env.startWorker('a', worker.token);
     await env.connected(worker);
-    const result = await env.wardrik.run('support', plan([workerCall('lookup', { key: 'k1' })]), {
-      principal: 'alice',
-    });
+    const result = await env.wardrik.run(
+      'support',
+      plan([workerCall('lookup', { key: 'k1' })], [workerCall('lookup', { key: 'k2' })]),
+      { principal: 'alice' },
+    );
     expect(result.status).toBe('completed');
-    const [recorded] = env.records('lookup', 'call');
+    const [recorded, second] = env.records('lookup', 'call');
     expect(recorded?.meta).toEqual({
       agent: 'support',
       run: result.runId,
       principal: 'alice',
       idempotencyKey: `${result.runId}:c1.0`,
+      labels: [],
     });
+    // The second call is made by a run that has read the first (outside) answer.
+    expect(second?.meta).toMatchObject({ idempotencyKey: `${result.runId}:c2.0`, labels: ['outside'] });
     expect(recorded?.args).toEqual({ key: 'k1' });
     const [answer] = answersOf(result.output);
     expect(answer).toMatchObject({ name: 'workers__lookup', isError: false, labels: ['outside'] });

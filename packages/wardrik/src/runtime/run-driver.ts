@@ -237,9 +237,12 @@ export class RunDriver {
 
   async #execute(call: CallState): Promise<void> {
     const tool = this.#findTool(call.name);
-    const isRepeatable = tool ? repeatable(tool) : true;
-    let rule = call.approval ? 'approved' : undefined;
-    if (tool && !call.approval) {
+    // A call whose intent is on disk passed the policy before the process stopped: recovery
+    // repeats it as it was (its tool may not even be offered yet, e.g. a worker reconnecting).
+    const resumed = call.status === 'started';
+    const isRepeatable = resumed ? call.repeatable : tool ? repeatable(tool) : true;
+    let rule = call.approval ? 'approved' : resumed ? 'recovered' : undefined;
+    if (tool && !call.approval && !resumed) {
       const decision = this.#decide(tool, call);
       if (decision.verdict === 'gate') {
         await this.#park('approval', decision.reason, call, undefined, undefined, decision.rule);

@@ -18,6 +18,8 @@ export interface CallMeta {
   readonly run: string;
   readonly principal: string;
   readonly idempotencyKey: string;
+  /** The labels the run carries: what the worker is handed is as trusted as they say. */
+  readonly labels: readonly string[];
 }
 
 /** Timings and limits of a connection. */
@@ -449,7 +451,8 @@ function unwatchAbort(signal: AbortSignal, call: PendingCall): void {
 
 /** A call's `_meta` as JSON, with its fields in a fixed order. */
 function metaJson(meta: CallMeta): string {
-  return `{"agent":${JSON.stringify(meta.agent)},"run":${JSON.stringify(meta.run)},"principal":${JSON.stringify(meta.principal)},"idempotencyKey":${JSON.stringify(meta.idempotencyKey)}}`;
+  const labels = meta.labels.length ? `,"labels":${JSON.stringify(meta.labels)}` : ',"labels":[]';
+  return `{"agent":${JSON.stringify(meta.agent)},"run":${JSON.stringify(meta.run)},"principal":${JSON.stringify(meta.principal)},"idempotencyKey":${JSON.stringify(meta.idempotencyKey)}${labels}}`;
 }
 
 function describeAbort(reason: unknown): string {

@@ -204,7 +204,13 @@ export class WorkerHub {
     const outcome = await connection.callTool(
       name,
       args,
-      { agent, run: context.runId, principal: context.principal, idempotencyKey: context.idempotencyKey },
+      {
+        agent,
+        run: context.runId,
+        principal: context.principal,
+        idempotencyKey: context.idempotencyKey,
+        labels: context.labels,
+      },
       context.signal,
       timeoutMs,
     );
