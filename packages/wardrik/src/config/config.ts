@@ -1,6 +1,8 @@
 import type { Agent } from '../agent.js';
 import type { RetryPolicy } from '../runtime/backoff.js';
+import { checkPolicy, type Policy } from '../runtime/policy.js';
 import type { Store } from '../store/store.js';
+import type { HubOptions } from '../workers/worker-hub.js';
 import { ConfigError } from './config-error.js';
 
 /** Where and how `wardrik serve` listens. */
@@ -11,6 +13,8 @@ export interface ServerConfig {
   readonly port?: number;
   /** Largest request body accepted, in bytes. Default 1 MiB. */
   readonly bodyLimitBytes?: number;
+  /** Largest WebSocket frame a worker may send, in bytes. Default 4 MiB. */
+  readonly maxWorkerFrameBytes?: number;
 }
 
 /** What a `wardrik.config.ts` exports by default. */
@@ -24,12 +28,17 @@ export interface WardrikConfig {
   readonly toolRetry?: Partial<RetryPolicy>;
   /** Retries of model calls that fail. Default 4 tries, 500 ms doubling to 20 s. */
   readonly modelRetry?: Partial<RetryPolicy>;
-  // Later issues add here: `policy` (gates: which calls wait for a person), `workers` (trust,
-  // timeouts, who may serve which agents) and `models` (providers and the price table).
+  /** Server-wide policy: rules tried after each agent's own (see the README's "Gates and labels"). */
+  readonly policy?: Policy;
+  /** Workers: `trustedWorkers`, `unavailableWaitMs`, `callTimeoutMs`, ping timings, `maxFaults`. */
+  readonly workers?: HubOptions;
+  /** Whether a non-repeatable call's answer is on disk before the model sees it. Default true. */
+  readonly durableAnswers?: boolean;
+  // Models are set per agent (`model: modelFromEnvironment() ?? …`); see the README's "Models".
 }
 
-const KEYS = ['agents', 'store', 'server', 'toolRetry', 'modelRetry'];
-const SERVER_KEYS = ['host', 'port', 'bodyLimitBytes'];
+const KEYS = ['agents', 'store', 'server', 'toolRetry', 'modelRetry', 'policy', 'workers', 'durableAnswers'];
+const SERVER_KEYS = ['host', 'port', 'bodyLimitBytes', 'maxWorkerFrameBytes'];
 const RETRY_KEYS = ['attempts', 'baseDelayMs', 'maxDelayMs'];
 
 /**
@@ -67,6 +76,17 @@ export function checkConfig(config: unknown, where: string): asserts config is W
   checkServer(config['server'], `${where}.server`);
   checkRetry(config['toolRetry'], `${where}.toolRetry`);
   checkRetry(config['modelRetry'], `${where}.modelRetry`);
+  try {
+    checkPolicy(config['policy'], `${where}.policy`);
+  } catch (cause) {
+    throw new ConfigError((cause as Error).message, { cause });
+  }
+  if (config['workers'] !== undefined && !isObject(config['workers'])) {
+    throw new ConfigError(`${where}.workers: expected an object such as { trustedWorkers: false }`);
+  }
+  if (config['durableAnswers'] !== undefined && typeof config['durableAnswers'] !== 'boolean') {
+    throw new ConfigError(`${where}.durableAnswers: expected true or false`);
+  }
 }
 
 function checkAgents(agents: unknown, where: string): void {
@@ -90,7 +110,15 @@ function checkServer(server: unknown, where: string): void {
       throw new ConfigError(`${where}.${key}: unknown setting (expected ${SERVER_KEYS.join(', ')})`);
     }
   }
-  const { host, port, bodyLimitBytes } = server;
+  const { host, port, bodyLimitBytes, maxWorkerFrameBytes } = server;
+  if (
+    maxWorkerFrameBytes !== undefined &&
+    !(Number.isInteger(maxWorkerFrameBytes) && (maxWorkerFrameBytes as number) > 0)
+  ) {
+    throw new ConfigError(
+      `${where}.maxWorkerFrameBytes: expected a positive whole number of bytes, got ${describe(maxWorkerFrameBytes)}`,
+    );
+  }
   if (host !== undefined && (typeof host !== 'string' || host === '')) {
     throw new ConfigError(`${where}.host: expected a host name or address, got ${describe(host)}`);
   }

@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Agent } from '../agent.js';
-import type { RetryPolicy } from '../runtime/backoff.js';
+import type { WardrikOptions } from '../runtime/wardrik.js';
 import { sqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { Store } from '../store/store.js';
 import { checkConfig, type WardrikConfig } from './config.js';
@@ -30,8 +30,9 @@ export interface LoadedConfig {
   readonly host: string;
   readonly port: number;
   readonly bodyLimitBytes?: number;
-  readonly toolRetry?: Partial<RetryPolicy>;
-  readonly modelRetry?: Partial<RetryPolicy>;
+  readonly maxWorkerFrameBytes?: number;
+  /** The runtime settings to pass on to `createWardrik`. */
+  readonly runtime: Pick<WardrikOptions, 'toolRetry' | 'modelRetry' | 'policy' | 'workers' | 'durableAnswers'>;
 }
 
 /**
@@ -67,8 +68,16 @@ export async function loadConfig(path?: string, cwd: string = process.cwd()): Pr
     host: config.server?.host ?? '127.0.0.1',
     port: config.server?.port ?? 4000,
     ...(config.server?.bodyLimitBytes === undefined ? {} : { bodyLimitBytes: config.server.bodyLimitBytes }),
-    ...(config.toolRetry ? { toolRetry: config.toolRetry } : {}),
-    ...(config.modelRetry ? { modelRetry: config.modelRetry } : {}),
+    ...(config.server?.maxWorkerFrameBytes === undefined
+      ? {}
+      : { maxWorkerFrameBytes: config.server.maxWorkerFrameBytes }),
+    runtime: {
+      ...(config.toolRetry ? { toolRetry: config.toolRetry } : {}),
+      ...(config.modelRetry ? { modelRetry: config.modelRetry } : {}),
+      ...(config.policy ? { policy: config.policy } : {}),
+      ...(config.workers ? { workers: config.workers } : {}),
+      ...(config.durableAnswers === undefined ? {} : { durableAnswers: config.durableAnswers }),
+    },
   };
 }
 

@@ -40,8 +40,7 @@ ${COMMON_HELP}`,
     const wardrik = await createWardrik({
       store: config.store,
       agents: config.agents,
-      ...(config.toolRetry ? { toolRetry: config.toolRetry } : {}),
-      ...(config.modelRetry ? { modelRetry: config.modelRetry } : {}),
+      ...config.runtime,
       recover: false,
     });
     let server: RunningServer;
@@ -116,6 +115,7 @@ async function listen(options: {
       host,
       port,
       ...(config.bodyLimitBytes === undefined ? {} : { bodyLimitBytes: config.bodyLimitBytes }),
+      ...(config.maxWorkerFrameBytes === undefined ? {} : { maxWorkerFrameBytes: config.maxWorkerFrameBytes }),
     });
   } catch (thrown) {
     const code = (thrown as { code?: string }).code;
