@@ -1,4 +1,5 @@
 import { mkdtempSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ok, park, tool } from '@wardrik/core';
@@ -338,6 +339,30 @@ describe('bad input', () => {
     });
     expect(big.status).toBe(413);
     expect(big.json.detail).toMatch(/over the limit of 65536 bytes/);
+
+    // Without a content-length (chunked), the limit holds while the body streams in.
+    const chunked = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const request = httpRequest(`${server.url}/v1/runs`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${tokens.alice}`,
+          'content-type': 'application/json',
+          'transfer-encoding': 'chunked',
+        },
+      });
+      request.on('response', (response) => {
+        let body = '';
+        response.on('data', (chunk) => {
+          body += chunk;
+        });
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      });
+      request.on('error', reject);
+      for (let index = 0; index < 80; index++) request.write('x'.repeat(1024));
+      request.end();
+    });
+    expect(chunked.status).toBe(413);
+    expect(JSON.parse(chunked.body).detail).toMatch(/over the limit of 65536 bytes/);
 
     const unknownAgent = await api('/v1/runs', { token: tokens.admin, body: { agent: 'ghost', input: 'x' } });
     expect(unknownAgent).toMatchObject({ status: 404, json: { detail: 'no agent "ghost"; agents: support, other' } });

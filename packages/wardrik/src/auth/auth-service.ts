@@ -79,6 +79,13 @@ function sameHash(left: string, right: string): boolean {
 }
 
 /**
+ * How long an accepted token is trusted without asking the store again. A token revoked through
+ * this service stops at once; one revoked elsewhere (another process, another node) within this.
+ */
+const ACCEPTED_FOR_MS = 1_000;
+const ACCEPTED_TOKENS_KEPT = 10_000;
+
+/**
  * Principals and their bearer tokens, kept in a {@link Store}: creates them, checks a request's
  * `Authorization` header, revokes tokens. A token's secret is returned once, when it is issued;
  * the store keeps only its sha256. What a principal may then do is {@link can}'s business.
@@ -105,6 +112,9 @@ export class AuthService {
    * @param store where principals and tokens are kept.
    * @param clock the time in ms, for `createdAt` and `revokedAt`; `Date.now` by default.
    */
+  /** Tokens recently accepted, so a busy API doesn't ask the store on every request. */
+  readonly #accepted = new Map<string, { readonly result: Authentication; readonly until: number }>();
+
   constructor(store: Store, clock: () => number = Date.now) {
     this.store = store;
     this.clock = clock;
@@ -129,11 +139,17 @@ export class AuthService {
       return { ok: false, reason: "malformed Authorization header: expected 'Bearer <token>'" };
     }
     if (!isTokenShaped(token)) return { ok: false, reason: 'unknown token' };
+    const now = Date.now();
+    const cached = this.#accepted.get(token);
+    if (cached && cached.until > now) return cached.result;
     const hash = hashToken(token);
     const found = await this.store.findTokenByHash(hash);
     if (found === undefined || !sameHash(found.hash, hash)) return { ok: false, reason: 'unknown token' };
     if (found.revokedAt !== undefined) return { ok: false, reason: 'token revoked' };
-    return { ok: true, principal: found.principal, tokenId: found.id };
+    const result: Authentication = { ok: true, principal: found.principal, tokenId: found.id };
+    if (this.#accepted.size >= ACCEPTED_TOKENS_KEPT) this.#accepted.clear();
+    this.#accepted.set(token, { result, until: now + ACCEPTED_FOR_MS });
+    return result;
   }
 
   /**
@@ -252,6 +268,7 @@ export class AuthService {
    * ```
    */
   async revokeToken(id: string): Promise<TokenInfo> {
+    for (const [token, entry] of this.#accepted) if (entry.result.ok && entry.result.tokenId === id) this.#accepted.delete(token);
     if (typeof id !== 'string' || id === '' || !(await this.store.revokeToken(id, this.clock()))) {
       throw new TokenNotFoundError(`no token has the id ${typeof id === 'string' ? id : describeValue(id)}`);
     }

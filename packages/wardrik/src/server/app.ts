@@ -1,5 +1,4 @@
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { streamSSE } from 'hono/streaming';
 import type { AuthService } from '../auth/auth-service.js';
 import { can } from '../auth/permissions.js';
@@ -18,7 +17,7 @@ import {
   ReleaseLabelsBody,
   StartRunBody,
 } from './schemas.js';
-import { readBody, readQuery } from './validate.js';
+import { DEFAULT_BODY_LIMIT, readBody, readQuery } from './validate.js';
 
 /** How to build the API. */
 export interface AppOptions {
@@ -43,19 +42,12 @@ type Env = { Variables: { principal: Principal } };
  */
 export function createApp(options: AppOptions): Hono<Env> {
   const { wardrik, auth } = options;
-  const limit = options.bodyLimitBytes ?? 1024 * 1024;
+  const limit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   const app = new Hono<Env>();
 
   app.onError((thrown, c) => problemResponse(c, thrown));
   app.notFound((c) => send(c, 404, 'not_found', 'Not found', `no route ${c.req.method} ${c.req.path}`));
-  app.use(
-    '/v1/*',
-    bodyLimit({
-      maxSize: limit,
-      onError: (c) => send(c, 413, 'body_too_large', 'Body too large', `the body is over the limit of ${limit} bytes`),
-    }),
-  );
 
   const allow = (principal: Principal, action: Action, resource?: Resource) => {
     const decision = can(principal, action, resource);
@@ -115,7 +107,7 @@ export function createApp(options: AppOptions): Hono<Env> {
       body: StartRunBody,
       success: { status: 201, description: 'The run was started (or, with wait, has ended or parked).' },
       handle: async ({ c, principal }) => {
-        const body = await readBody(c, StartRunBody);
+        const body = await readBody(c, StartRunBody, limit);
         allow(principal, 'run.start', { agent: body.agent });
         const { runId } = await wardrik.start(body.agent, body.input, {
           principal: principal.id,
@@ -194,7 +186,7 @@ export function createApp(options: AppOptions): Hono<Env> {
       success: { status: 200, description: 'The run as it ended.' },
       handle: async ({ c, principal }) => {
         const runId = c.req.param('id') ?? '';
-        const body = await readBody(c, CancelRunBody);
+        const body = await readBody(c, CancelRunBody, limit);
         await readableRun(principal, runId, 'run.cancel');
         return c.json(await wardrik.cancel(runId, body.reason ?? `cancelled by ${principal.name}`));
       },
@@ -208,7 +200,7 @@ export function createApp(options: AppOptions): Hono<Env> {
       success: { status: 200, description: 'The run with its labels now.' },
       handle: async ({ c, principal }) => {
         const runId = c.req.param('id') ?? '';
-        const body = await readBody(c, ReleaseLabelsBody);
+        const body = await readBody(c, ReleaseLabelsBody, limit);
         await readableRun(principal, runId, 'park.answer');
         return c.json(await wardrik.releaseLabels(runId, body.labels, { by: principal.name, reason: body.reason }));
       },
@@ -257,7 +249,7 @@ export function createApp(options: AppOptions): Hono<Env> {
       success: { status: 200, description: 'The answer is on disk; the run resumes.' },
       handle: async ({ c, principal }) => {
         const parkId = c.req.param('id') ?? '';
-        const body = await readBody(c, AnswerParkBody);
+        const body = await readBody(c, AnswerParkBody, limit);
         const park = await wardrik.getPark(parkId);
         await readableRun(principal, park.runId, 'park.answer');
         await wardrik.answerPark(parkId, body.decision, { callHash: body.callHash, by: principal.name });
@@ -284,7 +276,7 @@ export function createApp(options: AppOptions): Hono<Env> {
       success: { status: 201, description: 'The token, shown once.' },
       handle: async ({ c, principal }) => {
         allow(principal, 'tokens.manage');
-        const body = await readBody(c, CreateTokenBody);
+        const body = await readBody(c, CreateTokenBody, limit);
         const issued = await auth.tokenFor(body);
         return c.json({ token: issued.token, tokenId: issued.info.id, principal: issued.principal }, 201);
       },

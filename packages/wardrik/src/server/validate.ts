@@ -1,10 +1,18 @@
 import type { Context } from 'hono';
 import type { z } from 'zod';
 import { ApiProblem, type FieldProblem } from './problem.js';
+import { readText } from './read-text.js';
 
-/** Reads and checks a JSON body, or throws a 400 problem naming every field that is wrong. */
-export async function readBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.infer<S>> {
-  const text = await c.req.text();
+/** The body limit when the app sets none: 1 MiB. */
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/** Reads and checks a JSON body (at most `limit` bytes, else 413), or throws a 400 problem naming every field that is wrong. */
+export async function readBody<S extends z.ZodType>(
+  c: Context,
+  schema: S,
+  limit = DEFAULT_BODY_LIMIT,
+): Promise<z.infer<S>> {
+  const text = await readText(c, limit);
   let parsed: unknown;
   if (text.trim() === '') {
     parsed = {};
