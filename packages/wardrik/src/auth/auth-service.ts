@@ -268,7 +268,8 @@ export class AuthService {
    * ```
    */
   async revokeToken(id: string): Promise<TokenInfo> {
-    for (const [token, entry] of this.#accepted) if (entry.result.ok && entry.result.tokenId === id) this.#accepted.delete(token);
+    for (const [token, entry] of this.#accepted)
+      if (entry.result.ok && entry.result.tokenId === id) this.#accepted.delete(token);
     if (typeof id !== 'string' || id === '' || !(await this.store.revokeToken(id, this.clock()))) {
       throw new TokenNotFoundError(`no token has the id ${typeof id === 'string' ? id : describeValue(id)}`);
     }
