@@ -2,6 +2,8 @@
 // in the same process run (issue 4). Run with `npm run bench -- http`.
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,6 +48,32 @@ async function load(startOne: () => Promise<void>): Promise<{ perSecond: number;
   return { perSecond: (clients * runsPerClient) / ((performance.now() - start) / 1000), latencies };
 }
 
+/** Starts `clients` clients in their own process, as real clients would be: the server gets this one. */
+function loadOverHttp(url: string, token: string): Promise<{ perSecond: number; latencies: number[] }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        fileURLToPath(new URL('./http-clients.ts', import.meta.url)),
+        url,
+        token,
+        String(clients),
+        String(runsPerClient),
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(output)) : reject(new Error(`clients exited ${code}`)),
+    );
+  });
+}
+
 function fresh(): Promise<Wardrik> {
   return createWardrik({
     store: sqliteStore(join(mkdtempSync(join(tmpdir(), 'wardrik-http-')), 'b.db'), {
@@ -67,31 +95,31 @@ export async function main(): Promise<void> {
   const auth = new AuthService(wardrik.store);
   const admin = await auth.ensureAdmin();
   const server = await startServer({ wardrik, auth, port: 0 });
-  // The clients run in their own process, as real clients would: the server gets this one.
-  const overHttp = await new Promise<{ perSecond: number; latencies: number[] }>((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        fileURLToPath(new URL('./http-clients.ts', import.meta.url)),
-        server.url,
-        admin?.token ?? '',
-        String(clients),
-        String(runsPerClient),
-      ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    let output = '';
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-    });
-    child.on('exit', (code) =>
-      code === 0 ? resolve(JSON.parse(output)) : reject(new Error(`clients exited ${code}`)),
-    );
-  });
+  const overHttp = await loadOverHttp(server.url, admin?.token ?? '');
   await server.close();
   await wardrik.close();
+
+  // The floor for any HTTP API on Node: a bare node:http server that parses the body and calls
+  // wardrik.run(), with no routing, auth or validation, driven by the same clients.
+  const bare = await fresh();
+  const floorServer = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => {
+      body += chunk;
+    });
+    request.on('end', async () => {
+      const { agent, input } = JSON.parse(body) as { agent: string; input: string };
+      const result = await bare.run(agent, input, { principal: 'bench' });
+      response.writeHead(201, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(result));
+    });
+  });
+  await new Promise<void>((resolve) => floorServer.listen(0, '127.0.0.1', resolve));
+  const floorUrl = `http://127.0.0.1:${(floorServer.address() as AddressInfo).port}`;
+  const bareHttp = await loadOverHttp(floorUrl, 'none');
+  floorServer.closeAllConnections();
+  await new Promise((resolve) => floorServer.close(resolve));
+  await bare.close();
 
   const row = (label: string, figures: { perSecond: number; latencies: number[] }) => ({
     'started by': label,
@@ -104,11 +132,18 @@ export async function main(): Promise<void> {
     [
       row('in-process wardrik.run()', inProcess),
       row('HTTP POST /v1/runs (wait: true)', overHttp),
+      row('floor: bare node:http + wardrik.run()', bareHttp),
       {
         'started by': 'HTTP ÷ in-process (target ≤ 2×)',
         'runs/s': `${(inProcess.perSecond / overHttp.perSecond).toFixed(2)}× slower`,
         p50: `${(median(overHttp.latencies) / median(inProcess.latencies)).toFixed(2)}×`,
         p99: `${(percentile(overHttp.latencies, 99) / percentile(inProcess.latencies, 99)).toFixed(2)}×`,
+      },
+      {
+        'started by': 'HTTP API ÷ bare node:http floor',
+        'runs/s': `${(bareHttp.perSecond / overHttp.perSecond).toFixed(2)}× slower`,
+        p50: `${(median(overHttp.latencies) / median(bareHttp.latencies)).toFixed(2)}×`,
+        p99: `${(percentile(overHttp.latencies, 99) / percentile(bareHttp.latencies, 99)).toFixed(2)}×`,
       },
     ],
   );
