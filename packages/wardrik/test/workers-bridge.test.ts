@@ -65,6 +65,7 @@ describe('the stdio bridge', () => {
       run: result.runId,
       principal: 'carol',
       idempotencyKey: `${result.runId}:c1.0`,
+      labels: [],
     });
     // The stdio server is the bridge's child, not the bridge itself.
     expect(call?.pid).not.toBe(bridge.pid);
