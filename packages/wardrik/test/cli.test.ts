@@ -263,6 +263,9 @@ describe('wardrik CLI', () => {
       [['answer', 'park_x', 'ran'], 'ran needs --value JSON'],
       [['serve', '--port', 'eighty'], '--port expects a port number'],
       [['tokens', 'create', '--name', 'carol'], 'give it a --role'],
+      [['release', 'run_x'], 'give the run and at least one label'],
+      [['release', 'run_x', 'outside'], '--reason is required'],
+      [['answer', 'park_x', 'edit'], 'edit needs --args JSON'],
     ];
     for (const [args, message] of cases) {
       const result = await cli(args, { cwd: directory, env: { WARDRIK_URL: url } });
@@ -270,6 +273,20 @@ describe('wardrik CLI', () => {
       expect(result.stderr).toContain(message);
       expect(result.stderr).toContain('Usage: wardrik');
     }
+  });
+
+  it('release refuses a label the run does not carry, naming it (exit 1)', async () => {
+    const started = await cli(['run', 'support', 'Where is order B7?', '--json'], {
+      cwd: directory,
+      env: { WARDRIK_URL: url },
+    });
+    const runId = (JSON.parse(started.stdout) as { runId: string }).runId;
+    const result = await cli(['release', runId, 'outside', '--reason', 'our own page'], {
+      cwd: directory,
+      env: { WARDRIK_URL: url },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('the run does not carry outside');
   });
 
   it('a server that cannot be reached exits 4 and names the URL', async () => {

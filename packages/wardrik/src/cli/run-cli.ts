@@ -4,6 +4,7 @@ import { parseCommand } from './command.js';
 import { answer } from './commands/answer.js';
 import { init } from './commands/init.js';
 import { parks } from './commands/parks.js';
+import { release } from './commands/release.js';
 import { run } from './commands/run.js';
 import { runs } from './commands/runs.js';
 import { serve } from './commands/serve.js';
@@ -12,7 +13,7 @@ import { workers } from './commands/workers.js';
 import { print, printError } from './output.js';
 
 /** Every command, in the order `wardrik --help` lists them. */
-export const COMMANDS: readonly Command[] = [init, serve, run, runs, parks, answer, tokens, workers];
+export const COMMANDS: readonly Command[] = [init, serve, run, runs, parks, answer, release, tokens, workers];
 
 const USAGE = `Usage: wardrik COMMAND [options]
 
