@@ -207,3 +207,82 @@ describe('parks', () => {
     expect(model.calls).toBe(1);
   });
 });
+
+describe('a park answered while its run is still running other calls of the same step', () => {
+  it('is taken by the live run, which goes on once every call of the step is done', async () => {
+    let release: () => void = () => {};
+    const slowDone = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const slow = tool({
+      name: 'slow_lookup',
+      description: 'Takes a while.',
+      annotations: { readOnly: true },
+      run: async () => {
+        await slowDone;
+        return 'looked up';
+      },
+    });
+    const model = new ScriptedModel([
+      {
+        toolCalls: [
+          { name: 'refund', arguments: { amount: 500 } },
+          { name: 'slow_lookup', arguments: {} },
+        ],
+      },
+      (request) => ({ text: JSON.stringify(lastToolResults(request).map((message) => message.content)) }),
+    ]);
+    const wardrik = await openWardrik(tempDbPath(), [
+      defineAgent({ name: 'both', instructions: '', model, tools: [refund, slow] }),
+    ]);
+    opened.push(wardrik);
+    const { runId } = await wardrik.start('both', 'go');
+    let parks = await wardrik.listParks({ status: 'open', runId });
+    for (let tries = 0; parks.length === 0 && tries < 200; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      parks = await wardrik.listParks({ status: 'open', runId });
+    }
+    const [parked] = parks;
+    expect(wardrik.activeRuns).toBe(1);
+    await wardrik.answerPark(parked!.id, { type: 'retry' }, { callHash: parked!.callHash, by: 'manager' });
+    release();
+    const result = await wardrik.wait(runId);
+    expect(result.status).toBe('completed');
+    expect(JSON.parse(result.output ?? '[]')).toEqual([{ refunded: 500 }, 'looked up']);
+    expect(refunds).toEqual([{ amount: 500, by: 'manager' }]);
+    const seqs = (await wardrik.getRun(runId)).journal.map((stored) => stored.seq);
+    expect(seqs).toEqual(seqs.map((_, index) => index + 1));
+  });
+});
+
+describe('two parks in one step', () => {
+  it('the run resumes only once both are answered, in any order, in a new process', async () => {
+    const model = new ScriptedModel([
+      {
+        toolCalls: [
+          { name: 'refund', arguments: { amount: 200 } },
+          { name: 'refund', arguments: { amount: 300 } },
+        ],
+      },
+      (request) => ({ text: JSON.stringify(lastToolResults(request).map((message) => message.content)) }),
+    ]);
+    const path = tempDbPath();
+    const agent = () => defineAgent({ name: 'two', instructions: '', model, tools: [refund] });
+    const first = await openWardrik(path, [agent()]);
+    opened.push(first);
+    const parked = await first.run('two', 'go');
+    expect(parked.parks).toHaveLength(2);
+    const [a, b] = parked.parks;
+    await first.answerPark(b!.id, { type: 'fail', reason: 'not this one' }, { callHash: b!.callHash });
+    expect((await first.getRun(parked.runId)).status).toBe('parked');
+    expect(first.activeRuns).toBe(0);
+    await first.close();
+    const second = await openWardrik(path, [agent()]);
+    opened.push(second);
+    await second.answerPark(a!.id, { type: 'answer', value: { refunded: 'by hand' } }, { callHash: a!.callHash });
+    const result = await second.wait(parked.runId);
+    expect(result.status).toBe('completed');
+    expect(JSON.parse(result.output ?? '[]')).toEqual([{ refunded: 'by hand' }, { error: 'not this one' }]);
+    expect(refunds).toEqual([]);
+  });
+});
