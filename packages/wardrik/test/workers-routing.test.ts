@@ -258,9 +258,7 @@ describe('routing', () => {
     const supportTools = () => env.seen.find((seen) => seen.input === support && seen.step === 1)?.tools;
     await until(() => supportTools() !== undefined);
     expect(supportTools()?.filter((each) => each.name.startsWith('workers__'))).toEqual([]);
-    // A tool no worker offers the agent is gated (nothing is known of it); approved, it is Unavailable.
-    expect((await env.wardrik.wait(started.runId)).parks[0]).toMatchObject({ kind: 'approval' });
-    await env.approve(started.runId);
+    // No worker offers it to this agent: after waiting for one, the call is Unavailable (nothing ran).
     const refused = await env.wardrik.wait(started.runId);
     expect(answersOf(refused.output)[0]).toMatchObject({ isError: true });
     expect(JSON.stringify(answersOf(refused.output)[0]?.content)).toMatch(/Unavailable/);
@@ -273,14 +271,13 @@ describe('routing', () => {
 
 describe('Unavailable', () => {
   it('no worker offers the tool: waits unavailableWaitMs, then an error answer', async () => {
-    const started = await env.wardrik.start('support', plan([workerCall('lookup', { key: 'k' })]));
-    // Nothing is known of a tool no worker offers: it waits for a person first.
-    const parked = await env.wardrik.wait(started.runId);
-    expect(parked.parks[0]).toMatchObject({ kind: 'approval', call: { name: 'workers__lookup' } });
     const began = Date.now();
-    await env.approve(started.runId);
+    const started = await env.wardrik.start('support', plan([workerCall('lookup', { key: 'k' })]));
+    // The call waits for a worker before its policy is decided (nothing is known of a tool no
+    // worker offers); none comes, so it is Unavailable, with no person asked and nothing run.
     const result = await env.wardrik.wait(started.runId);
     expect(Date.now() - began).toBeGreaterThanOrEqual(900);
+    expect(result.parks).toEqual([]);
     expect(result.status).toBe('completed');
     const [answer] = answersOf(result.output);
     expect(answer?.isError).toBe(true);
@@ -292,15 +289,16 @@ describe('Unavailable', () => {
     try {
       const worker = await waiting.principal(['*']);
       const started = await waiting.wardrik.start('support', plan([workerCall('lookup', { key: 'late' })]));
-      await until(async () => (await waiting.approve(started.runId)) > 0);
       await until(async () =>
-        (await waiting.wardrik.getRun(started.runId)).journal.some((each) => each.record.type === 'call-started'),
+        (await waiting.wardrik.getRun(started.runId)).journal.some((each) => each.record.type === 'model-step'),
       );
       await sleep(200);
       expect(waiting.records()).toEqual([]);
       waiting.startWorker('latecomer', worker.token);
       const result = await waiting.wardrik.wait(started.runId);
       expect(result.status).toBe('completed');
+      // Its worker marks it read-only: once offered, it ran without waiting for a person.
+      expect(result.parks).toEqual([]);
       expect(answersOf(result.output)[0]).toMatchObject({ isError: false, content: { worker: 'latecomer' } });
     } finally {
       await waiting.close();

@@ -5,6 +5,7 @@ import {
   addMeasures,
   describeReason,
   error,
+  getPrivate,
   type Measures,
   ok,
   repeatable,
@@ -25,7 +26,7 @@ import {
 import { applyRecord, type CallState, type RunState, tokensUsed } from '../journal/state.js';
 import type { ModelResponse, ModelToolDefinition } from '../model/model.js';
 import type { ParkRow, RunRow, Store } from '../store/store.js';
-import type { WorkerHub } from '../workers/worker-hub.js';
+import { WORKER_TOOL, type WorkerHub, type WorkerToolInfo } from '../workers/worker-hub.js';
 import { attemptCall } from './attempt-call.js';
 import { backoffDelay, type RetryPolicy, sleep } from './backoff.js';
 import { type EventHub, recordEvent } from './events.js';
@@ -236,10 +237,35 @@ export class RunDriver {
   }
 
   async #execute(call: CallState): Promise<void> {
-    const tool = this.#findTool(call.name);
     // A call whose intent is on disk passed the policy before the process stopped: recovery
     // repeats it as it was (its tool may not even be offered yet, e.g. a worker reconnecting).
     const resumed = call.status === 'started';
+    let tool = this.#findTool(call.name);
+    if (tool && !resumed && isStandIn(tool)) {
+      // No worker offers it right now: wait for one before judging the call by its annotations.
+      tool = await this.#deps.workers?.awaitTool(
+        this.#agent.name,
+        this.#agent.workers,
+        call.name,
+        this.#controller.signal,
+      );
+      if (this.#stopping()) return;
+      if (this.#controller.signal.aborted) {
+        await this.#write([this.#answered(call, error('the run was cancelled', { code: 'cancelled' }))], false);
+        return;
+      }
+      if (!tool) {
+        const waited = this.#deps.workers?.unavailableWaitMs ?? 0;
+        const unavailable = error(
+          `Unavailable: no worker offers ${call.name.replace(/^workers__/, '')} (waited ${waited} ms)`,
+          {
+            code: 'unavailable',
+          },
+        );
+        await this.#write([this.#answered(call, unavailable)], false);
+        return;
+      }
+    }
     const isRepeatable = resumed ? call.repeatable : tool ? repeatable(tool) : true;
     let rule = call.approval ? 'approved' : resumed ? 'recovered' : undefined;
     if (tool && !call.approval && !resumed) {
@@ -579,6 +605,11 @@ function round(value: number): number {
 
 function describeAnswer(answer: Answer): string {
   return answer.type === 'ok' ? 'ok' : answer.reason;
+}
+
+/** Whether a worker tool is a stand-in for one no worker offered when the model asked for it. */
+function isStandIn(tool: Tool<Arguments>): boolean {
+  return getPrivate<WorkerToolInfo | undefined>(tool, WORKER_TOOL, undefined)?.standIn === true;
 }
 
 /** An answer to a call whose arguments a person edited: the model is told what ran. */

@@ -3,6 +3,7 @@ import {
   type Answer,
   type Arguments,
   error,
+  getPrivate,
   type McpTool,
   META,
   mcpResultToAnswer,
@@ -26,6 +27,8 @@ export interface WorkerToolInfo {
   readonly workerName: string;
   /** Whether every worker offering it marks it read-only. */
   readonly readOnlyEverywhere: boolean;
+  /** True for a stand-in: no worker offered the tool when it was asked for. */
+  readonly standIn?: boolean;
 }
 
 /** The prefix the model sees before a worker tool's name. */
@@ -151,7 +154,36 @@ export class WorkerHub {
     if (!matches(patterns, name)) return undefined;
     const offered = this.toolsFor(agent, patterns).get(modelName);
     if (offered) return offered;
-    return this.#tool(agent, name, { name, description: '', inputSchema: { type: 'object' } }, []);
+    const standIn = this.#tool(agent, name, { name, description: '', inputSchema: { type: 'object' } }, []);
+    const info = getPrivate<WorkerToolInfo | undefined>(standIn, WORKER_TOOL, undefined);
+    return putPrivate(standIn, WORKER_TOOL, { ...info, standIn: true });
+  }
+
+  /**
+   * The worker tool the model named, waiting up to `unavailableWaitMs` for a worker to offer it
+   * (a worker may be reconnecting). Undefined if none does in time: the call is Unavailable and
+   * nothing ran. Deciding a call's policy needs the real tool's annotations, so callers wait here
+   * first rather than judging a stand-in nothing is known of.
+   */
+  async awaitTool(
+    agent: string,
+    patterns: readonly string[],
+    modelName: string,
+    signal: AbortSignal,
+  ): Promise<Tool<Arguments> | undefined> {
+    const deadline = Date.now() + this.#options.unavailableWaitMs;
+    for (;;) {
+      const offered = this.toolsFor(agent, patterns).get(modelName);
+      if (offered) return offered;
+      const remaining = deadline - Date.now();
+      if (remaining <= 0 || signal.aborted) return undefined;
+      await this.#nextChange(remaining, signal);
+    }
+  }
+
+  /** How long a call waits for a worker to offer its tool, in ms. */
+  get unavailableWaitMs(): number {
+    return this.#options.unavailableWaitMs;
   }
 
   /** Closes every worker connection. */
