@@ -48,11 +48,7 @@ export class EventHub {
     for (const listener of this.#all) this.#deliver(listener, event, this.#all);
   }
 
-  /** Whether anyone listens (lets the run skip building events nobody reads). */
-  get listening(): boolean {
-    return this.#all.size > 0 || this.#byRun.size > 0;
-  }
-
+  /** Whether anyone listens to `runId` (lets the run skip building events nobody reads). */
   hasListeners(runId: string): boolean {
     return this.#all.size > 0 || this.#byRun.has(runId);
   }

@@ -73,6 +73,9 @@ export class RunDriver {
   readonly #deps: DriverDeps;
   readonly #controller = new AbortController();
   #cancelReason: string | undefined;
+  #offeredDefinitions:
+    | { offered: ReadonlyMap<string, unknown>; definitions: readonly ModelToolDefinition[] }
+    | undefined;
 
   constructor(agent: Agent, state: RunState, deps: DriverDeps) {
     this.#agent = agent;
@@ -377,7 +380,12 @@ export class RunDriver {
     if (this.#agent.workers.length === 0 || !this.#deps.workers) return this.#agent.toolDefinitions;
     const offered = this.#deps.workers.toolsFor(this.#agent.name, this.#agent.workers);
     if (offered.size === 0) return this.#agent.toolDefinitions;
-    return [...this.#agent.toolDefinitions, ...[...offered.values()].map(toolDefinition)];
+    // The hub returns the same map until a worker's tools change: build the definitions once per map.
+    if (this.#offeredDefinitions?.offered !== offered) {
+      const definitions = [...this.#agent.toolDefinitions, ...[...offered.values()].map(toolDefinition)];
+      this.#offeredDefinitions = { offered, definitions };
+    }
+    return this.#offeredDefinitions.definitions;
   }
 
   #answered(call: CallState, answer: Answer, rule?: string): JournalRecord {
@@ -386,7 +394,7 @@ export class RunDriver {
       at: this.#deps.now(),
       type: 'call-answered',
       callId: call.callId,
-      answer: plainAnswer(answer),
+      answer,
       attempts: call.attempts,
       ...(rule ? { rule } : {}),
     };
@@ -574,11 +582,6 @@ function usageMeasures(response: ModelResponse): Record<string, number> {
   const measures: Record<string, number> = { inputTokens, outputTokens };
   if (cachedInputTokens) measures.cachedInputTokens = cachedInputTokens;
   return addMeasures(measures, response.measures);
-}
-
-/** An answer as plain data for the journal (no brand, no undefined fields). */
-function plainAnswer(answer: Answer): Answer {
-  return { ...answer };
 }
 
 function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {

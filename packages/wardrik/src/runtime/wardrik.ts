@@ -214,7 +214,7 @@ export class Wardrik {
     if (this.#drivers.has(runId)) return new Promise((resolve) => this.#addWaiter(runId, resolve));
     const row = await this.store.getRun(runId);
     if (!row) throw new RunNotFoundError(`no run ${JSON.stringify(runId)}`);
-    if (row.status !== 'running' && !this.#drivers.has(runId)) return this.#result(row);
+    if (row.status !== 'running') return this.#result(row);
     // Being driven here now, or running but not driven yet (recovery will pick it up).
     return new Promise((resolve) => this.#addWaiter(runId, resolve));
   }

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { AuthService } from '../auth/auth-service.js';
-import { can } from '../auth/permissions.js';
+import { can, isRunVisible, visibleRunFilter } from '../auth/permissions.js';
 import type { Action, Principal, Resource } from '../auth/types.js';
 import type { Wardrik } from '../runtime/wardrik.js';
 import type { RunRow } from '../store/store.js';
@@ -58,8 +58,6 @@ export function createApp(options: AppOptions): Hono<Env> {
     allow(principal, action, { agent: run.agent, runPrincipal: run.principal });
     return run;
   };
-  const visible = (principal: Principal, run: { agent: string; principal: string }, action: Action) =>
-    can(principal, action, { agent: run.agent, runPrincipal: run.principal }).allowed;
 
   const routes: Route[] = [
     {
@@ -128,9 +126,10 @@ export function createApp(options: AppOptions): Hono<Env> {
       handle: async ({ c, principal }) => {
         const query = readQuery(c, ListRunsQuery);
         allow(principal, 'run.read');
-        const own = principal.role === 'user' ? { principal: principal.id } : {};
+        const visible = visibleRunFilter(principal);
+        const own = visible.type === 'some' && visible.principal ? { principal: visible.principal } : {};
         const runs = await wardrik.listRuns({ ...query, ...own });
-        return c.json({ runs: runs.filter((run) => visible(principal, run, 'run.read')) });
+        return c.json({ runs: runs.filter((run) => isRunVisible(visible, run)) });
       },
     },
     {
@@ -140,8 +139,9 @@ export function createApp(options: AppOptions): Hono<Env> {
       authenticated: true,
       success: { status: 200, description: 'The run.' },
       handle: async ({ c, principal }) => {
-        await readableRun(principal, c.req.param('id') ?? '');
-        return c.json(await wardrik.getRun(c.req.param('id') ?? ''));
+        const run = await wardrik.getRun(c.req.param('id') ?? '');
+        allow(principal, 'run.read', { agent: run.agent, runPrincipal: run.principal });
+        return c.json(run);
       },
     },
     {
@@ -215,15 +215,18 @@ export function createApp(options: AppOptions): Hono<Env> {
       handle: async ({ c, principal }) => {
         const query = readQuery(c, ListParksQuery);
         allow(principal, 'park.read');
-        const own = principal.role === 'user' ? { principal: principal.id } : {};
+        const visible = visibleRunFilter(principal);
+        const own = visible.type === 'some' && visible.principal ? { principal: visible.principal } : {};
         const parks = await wardrik.listParks({ ...query, ...own });
+        // Parks don't name their agent: look runs up only when the scope limits agents.
+        if (visible.type !== 'some' || visible.agents === undefined) return c.json({ parks });
         const runs = new Map<string, RunRow | undefined>();
         const shown = [];
         for (const park of parks) {
           if (!runs.has(park.runId))
             runs.set(park.runId, await wardrik.getRunSummary(park.runId).catch(() => undefined));
           const run = runs.get(park.runId);
-          if (run && visible(principal, run, 'park.read')) shown.push(park);
+          if (run && isRunVisible(visible, run)) shown.push(park);
         }
         return c.json({ parks: shown });
       },
