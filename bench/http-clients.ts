@@ -1,9 +1,10 @@
 // The HTTP load for bench/http.ts, in its own process (as real clients would be): N concurrent
-// clients each start runs one after another over keep-alive connections and wait for them.
-// Uses node:http (lighter than fetch) so the client is not the bottleneck. Prints one JSON line.
+// clients each start runs one after another over keep-alive connections and wait for them, first
+// a warm-up (not measured, so the server's HTTP path is compiled, as on a server that has been
+// up), then the measured runs. Uses node:http (lighter than fetch). Prints one JSON line.
 import { Agent, request } from 'node:http';
 
-const [url, token, clientCount, runsEach] = process.argv.slice(2);
+const [url, token, clientCount, runsEach, warmRunsEach] = process.argv.slice(2);
 const target = new URL(`${url}/v1/runs`);
 const agent = new Agent({ keepAlive: true, maxSockets: Number(clientCount) });
 const body = JSON.stringify({ agent: 'short', input: 'go', wait: true });
@@ -39,18 +40,24 @@ function startOne(): Promise<void> {
   });
 }
 
-for (let warm = 0; warm < 50; warm++) await startOne();
-const latencies: number[] = [];
+/** Every client starts `count` runs, one after another; returns how long each took, in ms. */
+async function startRuns(count: number): Promise<number[]> {
+  const latencies: number[] = [];
+  await Promise.all(
+    Array.from({ length: Number(clientCount) }, async () => {
+      for (let index = 0; index < count; index++) {
+        const began = performance.now();
+        await startOne();
+        latencies.push(performance.now() - began);
+      }
+    }),
+  );
+  return latencies;
+}
+
+await startRuns(Number(warmRunsEach));
 const start = performance.now();
-await Promise.all(
-  Array.from({ length: Number(clientCount) }, async () => {
-    for (let index = 0; index < Number(runsEach); index++) {
-      const began = performance.now();
-      await startOne();
-      latencies.push(performance.now() - began);
-    }
-  }),
-);
+const latencies = await startRuns(Number(runsEach));
 const perSecond = (Number(clientCount) * Number(runsEach)) / ((performance.now() - start) / 1000);
 console.log(JSON.stringify({ perSecond, latencies }));
 agent.destroy();

@@ -15,7 +15,19 @@ import { startServer } from '../packages/wardrik/src/server/start-server.js';
 import { median, percentile, table } from './stats.js';
 
 const clients = 32;
-const runsPerClient = Number(process.env.HTTP_RUNS_PER_CLIENT ?? 60);
+const runsPerClient = Number(process.env.HTTP_RUNS_PER_CLIENT ?? 250);
+/** Not measured: enough concurrent runs for the JIT to compile each path, as on a server that has been up. */
+const warmRunsPerClient = Number(process.env.HTTP_WARM_RUNS_PER_CLIENT ?? 30);
+/** The three ways are measured in turn, this many times, so that a slow spell of the machine hits all of them. */
+const rounds = Number(process.env.HTTP_ROUNDS ?? 3);
+
+/** `SYNC=normal` measures with SQLite's `synchronous = NORMAL`. */
+const synchronous = process.env.SYNC === 'normal' ? 'normal' : 'full';
+
+interface Figures {
+  readonly perSecond: number;
+  readonly latencies: number[];
+}
 
 const lookup = tool({
   name: 'lookup',
@@ -32,24 +44,27 @@ const short = () =>
     model: new ScriptedModel([{ toolCalls: [{ name: 'lookup', arguments: { key: 'a' } }] }, { text: 'done' }]),
   });
 
-async function load(startOne: () => Promise<void>): Promise<{ perSecond: number; latencies: number[] }> {
-  for (let warm = 0; warm < 50; warm++) await startOne();
+/** `clients` concurrent callers in this process, each starting runs one after another. */
+async function load(startOne: () => Promise<void>): Promise<Figures> {
+  const startRuns = async (count: number, latencies: number[]) =>
+    Promise.all(
+      Array.from({ length: clients }, async () => {
+        for (let index = 0; index < count; index++) {
+          const began = performance.now();
+          await startOne();
+          latencies.push(performance.now() - began);
+        }
+      }),
+    );
+  await startRuns(warmRunsPerClient, []);
   const latencies: number[] = [];
   const start = performance.now();
-  await Promise.all(
-    Array.from({ length: clients }, async () => {
-      for (let index = 0; index < runsPerClient; index++) {
-        const began = performance.now();
-        await startOne();
-        latencies.push(performance.now() - began);
-      }
-    }),
-  );
+  await startRuns(runsPerClient, latencies);
   return { perSecond: (clients * runsPerClient) / ((performance.now() - start) / 1000), latencies };
 }
 
 /** Starts `clients` clients in their own process, as real clients would be: the server gets this one. */
-function loadOverHttp(url: string, token: string): Promise<{ perSecond: number; latencies: number[] }> {
+function loadOverHttp(url: string, token: string): Promise<Figures> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
@@ -61,6 +76,7 @@ function loadOverHttp(url: string, token: string): Promise<{ perSecond: number; 
         token,
         String(clients),
         String(runsPerClient),
+        String(warmRunsPerClient),
       ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
@@ -77,27 +93,27 @@ function loadOverHttp(url: string, token: string): Promise<{ perSecond: number; 
 function fresh(): Promise<Wardrik> {
   return createWardrik({
     store: sqliteStore(join(mkdtempSync(join(tmpdir(), 'wardrik-http-')), 'b.db'), {
-      synchronous: process.env.SYNC === 'normal' ? 'normal' : 'full',
+      synchronous,
     }),
     agents: [short()],
   });
 }
 
+/** Several rounds' figures as one: the median round's runs/s, and every round's latencies. */
+function combine(each: readonly Figures[]): Figures {
+  return {
+    perSecond: median(each.map((figures) => figures.perSecond)),
+    latencies: each.flatMap((figures) => figures.latencies),
+  };
+}
+
 export async function main(): Promise<void> {
   const inProcessRuntime = await fresh();
-  const inProcess = await load(async () => {
-    const result = await inProcessRuntime.run('short', 'go', { principal: 'bench' });
-    if (result.status !== 'completed') throw new Error(`run ${result.status}`);
-  });
-  await inProcessRuntime.close();
 
   const wardrik = await fresh();
   const auth = new AuthService(wardrik.store);
   const admin = await auth.ensureAdmin();
   const server = await startServer({ wardrik, auth, port: 0 });
-  const overHttp = await loadOverHttp(server.url, admin?.token ?? '');
-  await server.close();
-  await wardrik.close();
 
   // The floor for any HTTP API on Node: a bare node:http server that parses the body and calls
   // wardrik.run(), with no routing, auth or validation, driven by the same clients.
@@ -116,19 +132,39 @@ export async function main(): Promise<void> {
   });
   await new Promise<void>((resolve) => floorServer.listen(0, '127.0.0.1', resolve));
   const floorUrl = `http://127.0.0.1:${(floorServer.address() as AddressInfo).port}`;
-  const bareHttp = await loadOverHttp(floorUrl, 'none');
+
+  const inProcessRounds: Figures[] = [];
+  const overHttpRounds: Figures[] = [];
+  const bareHttpRounds: Figures[] = [];
+  for (let round = 0; round < rounds; round++) {
+    inProcessRounds.push(
+      await load(async () => {
+        const result = await inProcessRuntime.run('short', 'go', { principal: 'bench' });
+        if (result.status !== 'completed') throw new Error(`run ${result.status}`);
+      }),
+    );
+    overHttpRounds.push(await loadOverHttp(server.url, admin?.token ?? ''));
+    bareHttpRounds.push(await loadOverHttp(floorUrl, 'none'));
+  }
+  const inProcess = combine(inProcessRounds);
+  const overHttp = combine(overHttpRounds);
+  const bareHttp = combine(bareHttpRounds);
+
+  await inProcessRuntime.close();
+  await server.close();
+  await wardrik.close();
   floorServer.closeAllConnections();
   await new Promise((resolve) => floorServer.close(resolve));
   await bare.close();
 
-  const row = (label: string, figures: { perSecond: number; latencies: number[] }) => ({
+  const row = (label: string, figures: Figures) => ({
     'started by': label,
     'runs/s': Math.round(figures.perSecond).toLocaleString('en'),
     p50: `${median(figures.latencies).toFixed(2)} ms`,
     p99: `${percentile(figures.latencies, 99).toFixed(2)} ms`,
   });
   table(
-    `Short runs (one read-only call), ${clients} concurrent clients × ${runsPerClient} runs, SQLite FULL (HTTP clients in a second process)`,
+    `Short runs (one read-only call), ${clients} concurrent clients × ${runsPerClient} runs after ${warmRunsPerClient} warm-up runs each, median of ${rounds} interleaved rounds, SQLite ${synchronous.toUpperCase()} (HTTP clients in a second process)`,
     [
       row('in-process wardrik.run()', inProcess),
       row('HTTP POST /v1/runs (wait: true)', overHttp),
