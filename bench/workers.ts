@@ -8,7 +8,8 @@
 // Run: node --conditions=@wardrik/source --import tsx bench/workers.ts   (or: npm run bench -- workers)
 // Env: WORKERS_CALLS (pipelined calls per round, default 200000), WORKERS_WINDOW (calls in flight,
 // default 1024), WORKERS_PROCESSES (processes sharing the 4 connections, default 1), WORKERS_CHILD_FLAGS
-// (extra node flags for the worker processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
+// (extra node flags for the worker processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"),
+// WORKERS_CHILD_SERVER=minimal (a minimal JSON-RPC responder instead of McpServers: no MCP SDK).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
