@@ -1,0 +1,183 @@
+/**
+ * A local Anthropic server for the model tests: `POST /v1/messages` speaking the real Messages API
+ * wire format, streamed as Server-Sent Events (`event: message_start` with the input usage, a
+ * `ping`, then per content block `content_block_start` / `content_block_delta` (`text_delta`, or
+ * `input_json_delta` pieces of a `tool_use` block's input) / `content_block_stop`, then
+ * `message_delta` with the `stop_reason` and output tokens, and `message_stop`), or an error answer
+ * with Anthropic's error body. Each request is recorded; a handler decides the reply.
+ */
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** A content block of a request message, as the provider writes them. */
+export type RequestBlock =
+  | { readonly type: 'text'; readonly text: string }
+  | { readonly type: 'tool_use'; readonly id: string; readonly name: string; readonly input: unknown }
+  | { readonly type: 'tool_result'; readonly tool_use_id: string; readonly content: string; readonly is_error?: true };
+
+/** The parts of a Messages API request the tests look at. */
+export interface MessagesBody {
+  readonly model: string;
+  readonly max_tokens: number;
+  readonly stream?: boolean;
+  readonly system?: ReadonlyArray<{ readonly type: 'text'; readonly text: string }>;
+  readonly messages: ReadonlyArray<{
+    readonly role: 'user' | 'assistant';
+    readonly content: string | readonly RequestBlock[];
+  }>;
+  readonly tools?: ReadonlyArray<{
+    readonly name: string;
+    readonly description?: string;
+    readonly input_schema: unknown;
+  }>;
+}
+
+export interface MessagesRequest {
+  /** 1 for the first request the server got. */
+  readonly index: number;
+  readonly at: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: MessagesBody;
+}
+
+/** Token counts as Anthropic reports them: `input` excludes the cache reads and writes. */
+export interface AnthropicUsage {
+  readonly input: number;
+  readonly output: number;
+  readonly cacheRead?: number;
+  readonly cacheWrite?: number;
+}
+
+export interface StreamReply {
+  /** Text pieces of one text block, each sent as its own `text_delta`. */
+  readonly text?: readonly string[];
+  readonly toolUses?: ReadonlyArray<{ readonly id: string; readonly name: string; readonly input: unknown }>;
+  readonly usage?: AnthropicUsage;
+  /** Awaited after the text deltas are sent, before the text block (and the message) ends. */
+  readonly beforeFinish?: () => Promise<void>;
+  /** Ends the stream after `message_start` with an `error` event, as Anthropic does when overloaded. */
+  readonly error?: { readonly type: string; readonly message: string };
+}
+
+export type Reply =
+  | { readonly stream: StreamReply }
+  | { readonly status: number; readonly message: string; readonly headers?: Readonly<Record<string, string>> };
+
+export interface FakeAnthropic {
+  /** The base URL to give the provider, ending in `/v1`. */
+  readonly url: string;
+  readonly requests: MessagesRequest[];
+  close(): Promise<void>;
+}
+
+/** Starts the server on 127.0.0.1, on a free port. */
+export async function startFakeAnthropic(
+  handler: (request: MessagesRequest) => Reply | Promise<Reply>,
+): Promise<FakeAnthropic> {
+  const requests: MessagesRequest[] = [];
+  const server = createServer(async (incoming, response) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of incoming) chunks.push(chunk as Buffer);
+    if (incoming.method !== 'POST' || incoming.url !== '/v1/messages') {
+      return sendError(response, 404, `no route ${incoming.method} ${incoming.url}`);
+    }
+    const request: MessagesRequest = {
+      index: requests.length + 1,
+      at: Date.now(),
+      headers: incoming.headers,
+      body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as MessagesBody,
+    };
+    requests.push(request);
+    try {
+      const reply = await handler(request);
+      if ('status' in reply) return sendError(response, reply.status, reply.message, reply.headers);
+      await sendStream(response, request, reply.stream);
+    } catch (thrown) {
+      sendError(response, 500, `fake server: ${thrown instanceof Error ? thrown.message : String(thrown)}`);
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+const ERROR_TYPES: Readonly<Record<number, string>> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  529: 'overloaded_error',
+};
+
+function sendError(response: ServerResponse, status: number, message: string, headers: Record<string, string> = {}) {
+  const type = ERROR_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
+  response.writeHead(status, { 'content-type': 'application/json', 'request-id': 'req_test', ...headers });
+  response.end(JSON.stringify({ type: 'error', error: { type, message } }));
+}
+
+async function sendStream(response: ServerResponse, request: MessagesRequest, reply: StreamReply): Promise<void> {
+  response.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    'request-id': 'req_test',
+  });
+  const send = (event: string, data: Record<string, unknown>) =>
+    response.write(`event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`);
+  const usage = reply.usage ?? { input: 10, output: 5 };
+  send('message_start', {
+    message: {
+      id: `msg_test_${request.index}`,
+      type: 'message',
+      role: 'assistant',
+      content: [],
+      model: request.body.model,
+      stop_reason: null,
+      stop_sequence: null,
+      usage: {
+        input_tokens: usage.input,
+        cache_creation_input_tokens: usage.cacheWrite ?? 0,
+        cache_read_input_tokens: usage.cacheRead ?? 0,
+        output_tokens: 1,
+      },
+    },
+  });
+  send('ping', {});
+  if (reply.error) {
+    send('error', { error: reply.error });
+    response.end();
+    return;
+  }
+  let index = 0;
+  if (reply.text) {
+    send('content_block_start', { index, content_block: { type: 'text', text: '' } });
+    for (const text of reply.text) send('content_block_delta', { index, delta: { type: 'text_delta', text } });
+  }
+  await reply.beforeFinish?.();
+  if (reply.text) send('content_block_stop', { index: index++ });
+  for (const use of reply.toolUses ?? []) {
+    // The block opens with an empty input, then the input's JSON arrives in pieces, as Anthropic streams it.
+    send('content_block_start', { index, content_block: { type: 'tool_use', id: use.id, name: use.name, input: {} } });
+    const json = JSON.stringify(use.input);
+    const half = Math.floor(json.length / 2);
+    for (const partial_json of ['', json.slice(0, half), json.slice(half)]) {
+      send('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json } });
+    }
+    send('content_block_stop', { index: index++ });
+  }
+  send('message_delta', {
+    delta: { stop_reason: reply.toolUses?.length ? 'tool_use' : 'end_turn', stop_sequence: null },
+    usage: { output_tokens: usage.output },
+  });
+  send('message_stop', {});
+  response.end();
+}
