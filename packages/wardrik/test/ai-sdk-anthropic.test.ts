@@ -289,4 +289,20 @@ describe('Anthropic errors', () => {
     expect(result.error).not.toContain('sk-ant-test');
     expect(fake.requests).toHaveLength(1);
   });
+
+  it('fails the run when the answer stopped at max_tokens, instead of taking the cut-off text as final', async () => {
+    const fake = await serve(() => ({
+      stream: { text: ['Your order A1 ', 'was shipped on'], stopReason: 'max_tokens' },
+    }));
+    const runtime = await openRuntime(anthropicModel(fake));
+
+    const result = await runtime.run('support', 'Where is A1?');
+
+    expect(result.status).toBe('failed');
+    expect(result.output).toBeUndefined();
+    expect(result.error).toMatch(/cut off at its output token limit/);
+    expect(modelSteps((await runtime.getRun(result.runId)).journal)).toEqual([
+      expect.objectContaining({ text: 'Your order A1 was shipped on', truncated: true }),
+    ]);
+  });
 });

@@ -250,6 +250,26 @@ describe('model errors', () => {
     expect(fake.requests).toHaveLength(1);
   });
 
+  it('fails the run when the answer was cut off at the output token limit (finish_reason length), running no call', async () => {
+    const fake = await serve(() => ({
+      stream: {
+        text: ['I will look up ', 'A1 and'],
+        toolCalls: [{ id: 'call_A1', name: 'lookup_order', arguments: { order_id: 'A1' } }],
+        finishReason: 'length',
+      },
+    }));
+    const runtime = await openRuntime(openaiModel(fake));
+
+    const result = await runtime.run('support', 'Where is A1?');
+
+    expect(result.status).toBe('failed');
+    expect(result.error).toMatch(/cut off at its output token limit/);
+    const journal = (await runtime.getRun(result.runId)).journal;
+    expect(modelSteps(journal)).toEqual([expect.objectContaining({ text: 'I will look up A1 and', truncated: true })]);
+    expect(journal.some(({ record }) => record.type === 'call-started')).toBe(false);
+    expect(fake.requests).toHaveLength(1);
+  });
+
   it('fails the run at once on a 404 (unknown model)', async () => {
     const fake = await serve(() => ({ status: 404, message: 'The model `test-model` does not exist.' }));
     const runtime = await openRuntime(openaiModel(fake));

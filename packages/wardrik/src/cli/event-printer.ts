@@ -45,7 +45,8 @@ export class EventPrinter {
         return [`Run ${event.runId} of ${record.agent}: ${json(record.input, 120)}`];
       case 'model-step': {
         for (const call of record.toolCalls) this.#names.set(call.callId, call.name);
-        const cost = `  (step ${record.step}: ${describeCostShort(record.measures)})`;
+        const cutOff = record.truncated ? ' — cut off at its output token limit' : '';
+        const cost = `  (step ${record.step}: ${describeCostShort(record.measures)}${cutOff})`;
         if (this.#streamed.has(record.step) || record.text.trim() === '') return [cost];
         return [`  model: ${record.text}${cost}`];
       }

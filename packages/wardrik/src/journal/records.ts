@@ -95,6 +95,8 @@ export interface ModelStepRecord extends Base {
   readonly toolCalls: readonly ModelToolCall[];
   readonly usage: Usage;
   readonly measures: Measures;
+  /** The model stopped at its output token limit; the run ended failed after this step. */
+  readonly truncated?: true;
 }
 
 /** A call's intent, written before the tool is invoked. */

@@ -49,6 +49,8 @@ export interface RunState {
   messages: Message[];
   /** The calls of the latest model step, in the order the model asked for them. */
   calls: CallState[];
+  /** The latest model step was cut off at its output token limit (its calls are never run). */
+  truncated: boolean;
   parks: Map<string, ParkState>;
   openParks: number;
   /** Tools a person allowed for the rest of this run. */
@@ -76,6 +78,7 @@ export function emptyState(runId: string): RunState {
     labels: [],
     messages: [],
     calls: [],
+    truncated: false,
     parks: new Map(),
     openParks: 0,
     allowedTools: new Set(),
@@ -117,7 +120,8 @@ export function applyRecord(state: RunState, seq: number, record: JournalRecord)
       state.steps = record.step;
       state.measures = addMeasures(state.measures, record.measures);
       state.messages.push({ role: 'assistant', text: record.text, toolCalls: record.toolCalls });
-      state.calls = record.toolCalls.map(requestedCall);
+      state.truncated = record.truncated === true;
+      state.calls = state.truncated ? [] : record.toolCalls.map(requestedCall);
       return;
     case 'call-started': {
       const call = findCall(state, record.callId);

@@ -62,6 +62,7 @@ class AiSdkModel implements Model {
     let text = '';
     const toolCalls: RequestedToolCall[] = [];
     let usage: LanguageModelUsage | undefined;
+    let truncated = false;
     try {
       const result = streamText({
         model: this.#model,
@@ -84,6 +85,7 @@ class AiSdkModel implements Model {
           if (part.finishReason === 'error')
             throw new ModelError('the provider ended the answer with an error', { retryable: true });
           usage = part.usage;
+          truncated = part.finishReason === 'length';
         } else if (part.type === 'error') {
           throw part.error;
         } else if (part.type === 'abort') {
@@ -97,7 +99,13 @@ class AiSdkModel implements Model {
     }
     const { wardrikUsage, priced } = convertUsage(usage);
     const usd = priced ? this.#usd(priced) : undefined;
-    return { text, toolCalls, usage: wardrikUsage, ...(usd === undefined ? {} : { measures: { usd } }) };
+    return {
+      text,
+      toolCalls,
+      usage: wardrikUsage,
+      ...(usd === undefined ? {} : { measures: { usd } }),
+      ...(truncated ? { truncated } : {}),
+    };
   }
 
   #usd(usage: PricedUsage): number | undefined {

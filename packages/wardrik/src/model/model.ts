@@ -62,6 +62,12 @@ export interface ModelResponse {
   readonly usage: Usage;
   /** Extra measures, such as `usd` when the model knows its price. */
   readonly measures?: Measures;
+  /**
+   * True when the model stopped because it reached its output token limit: the text (and the list
+   * of tool calls) may be incomplete. Wardrik then ends the run as failed, without running the
+   * step's calls, rather than take a cut-off answer as final.
+   */
+  readonly truncated?: boolean;
 }
 
 /** Options for one model call. */

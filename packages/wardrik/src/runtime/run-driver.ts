@@ -103,6 +103,7 @@ export class RunDriver {
       for (;;) {
         if (this.#stopping()) return 'stopped';
         if (this.#controller.signal.aborted) return await this.#end('cancelled', { error: this.#cancelReason });
+        if (this.state.truncated) return await this.#end('failed', { error: truncatedError(this.state.steps) });
         const pending = this.state.calls.filter((call) => call.status !== 'answered');
         if (pending.length > 0) {
           await this.#runPending(pending);
@@ -143,10 +144,12 @@ export class RunDriver {
               })),
               usage: response.usage,
               measures: usageMeasures(response),
+              ...(response.truncated ? { truncated: true as const } : {}),
             },
           ],
           false,
         );
+        if (response.truncated) continue; // the check at the top of the loop ends the run
         if (response.toolCalls.length === 0) return await this.#end('completed', { output: response.text });
       }
     } catch (thrown) {
@@ -575,6 +578,14 @@ export class RunDriver {
       ...(state.error === undefined ? {} : { error: state.error }),
     };
   }
+}
+
+/** Why a run whose model was cut off at its output token limit failed. */
+function truncatedError(step: number): string {
+  return (
+    `the model's answer at step ${step} was cut off at its output token limit, so it may be incomplete: ` +
+    'its text is not taken as the answer and its tool calls were not run (raise the model’s maxOutputTokens)'
+  );
 }
 
 function usageMeasures(response: ModelResponse): Record<string, number> {

@@ -22,6 +22,8 @@ export interface ScriptedTurn {
   readonly delayMs?: number;
   /** Fail this turn with this error instead of answering. */
   readonly fail?: Error;
+  /** Answer as a model cut off at its output token limit would (`truncated: true`). */
+  readonly truncated?: boolean;
 }
 
 /** A turn, or a function choosing it from the request (e.g. from the last tool answers). */
@@ -71,6 +73,7 @@ export class ScriptedModel implements Model {
       toolCalls: turn.toolCalls ?? [],
       usage: turn.usage ?? this.#usage,
       ...(turn.measures ? { measures: turn.measures } : {}),
+      ...(turn.truncated ? { truncated: true } : {}),
     };
   }
 

@@ -57,6 +57,8 @@ export interface StreamReply {
   readonly beforeFinish?: () => Promise<void>;
   /** Ends the stream after `message_start` with an `error` event, as Anthropic does when overloaded. */
   readonly error?: { readonly type: string; readonly message: string };
+  /** Default `tool_use` when there are tool uses, else `end_turn`; `max_tokens` for a cut-off answer. */
+  readonly stopReason?: 'end_turn' | 'tool_use' | 'max_tokens';
 }
 
 export type Reply =
@@ -175,7 +177,7 @@ async function sendStream(response: ServerResponse, request: MessagesRequest, re
     send('content_block_stop', { index: index++ });
   }
   send('message_delta', {
-    delta: { stop_reason: reply.toolUses?.length ? 'tool_use' : 'end_turn', stop_sequence: null },
+    delta: { stop_reason: reply.stopReason ?? (reply.toolUses?.length ? 'tool_use' : 'end_turn'), stop_sequence: null },
     usage: { output_tokens: usage.output },
   });
   send('message_stop', {});

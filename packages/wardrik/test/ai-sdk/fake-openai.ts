@@ -41,6 +41,8 @@ export interface StreamReply {
   readonly usage?: { readonly prompt: number; readonly completion: number; readonly cached?: number };
   /** Awaited after the text and tool call chunks are sent, before the finish chunk. */
   readonly beforeFinish?: () => Promise<void>;
+  /** Default `tool_calls` when there are tool calls, else `stop`; `length` for a cut-off answer. */
+  readonly finishReason?: 'stop' | 'tool_calls' | 'length';
 }
 
 export type Reply =
@@ -121,7 +123,7 @@ async function sendStream(response: ServerResponse, model: string, reply: Stream
     send(choice({ tool_calls: [{ index, function: { arguments: argumentsText.slice(half) } }] }));
   }
   await reply.beforeFinish?.();
-  send(choice({}, reply.toolCalls?.length ? 'tool_calls' : 'stop'));
+  send(choice({}, reply.finishReason ?? (reply.toolCalls?.length ? 'tool_calls' : 'stop')));
   const usage = reply.usage ?? { prompt: 10, completion: 5 };
   send({
     ...base,
