@@ -63,7 +63,6 @@ export {
   mergePrices,
   PRICES_AS_OF,
   type Price,
-  type PricedUsage,
   type PriceTable,
   priceFor,
   usdFor,

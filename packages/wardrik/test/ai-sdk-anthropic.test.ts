@@ -6,6 +6,7 @@
  * file.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { describeCost } from '../src/cli/describe.js';
 import { type JournalRecord, type Model, modelFromString, type RunEvent, type Wardrik } from '../src/index.js';
 import {
   type FakeAnthropic,
@@ -205,7 +206,7 @@ describe('aiSdkModel against a local Anthropic Messages API server', () => {
     ]);
   });
 
-  it('counts cache reads and writes as input tokens, and prices each at its own rate', async () => {
+  it('counts cache reads and writes as input tokens, measures each, and prices each at its own rate', async () => {
     const fake = await serve(ordersReply);
     const prices = { 'test-model': { input: 3, output: 15, cachedInput: 0.3, cacheWriteInput: 3.75 } };
     const runtime = await openRuntime(anthropicModel(fake, { prices }));
@@ -218,12 +219,12 @@ describe('aiSdkModel against a local Anthropic Messages API server', () => {
     const step2 = (60 * 3 + 150 * 0.3 + 30 * 3.75 + 40 * 15) / 1e6;
     const steps = modelSteps((await runtime.getRun(result.runId)).journal);
     expect(steps.map((step) => step.usage)).toEqual([
-      { inputTokens: 150, outputTokens: 20 },
-      { inputTokens: 240, outputTokens: 40, cachedInputTokens: 150 },
+      { inputTokens: 150, outputTokens: 20, cacheWriteInputTokens: 50 },
+      { inputTokens: 240, outputTokens: 40, cachedInputTokens: 150, cacheWriteInputTokens: 30 },
     ]);
     expect(steps.map((step) => ({ ...step.measures, usd: undefined }))).toEqual([
-      { inputTokens: 150, outputTokens: 20, usd: undefined },
-      { inputTokens: 240, outputTokens: 40, cachedInputTokens: 150, usd: undefined },
+      { inputTokens: 150, outputTokens: 20, cacheWriteInputTokens: 50, usd: undefined },
+      { inputTokens: 240, outputTokens: 40, cachedInputTokens: 150, cacheWriteInputTokens: 30, usd: undefined },
     ]);
     expect(steps[0]?.measures.usd).toBeCloseTo(step1, 12);
     expect(steps[1]?.measures.usd).toBeCloseTo(step2, 12);
@@ -231,8 +232,13 @@ describe('aiSdkModel against a local Anthropic Messages API server', () => {
       inputTokens: 390,
       outputTokens: 60,
       cachedInputTokens: 150,
+      cacheWriteInputTokens: 80,
       usd: expect.closeTo(step1 + step2, 12),
     });
+    // As `wardrik run` and `wardrik runs` show it.
+    expect(describeCost(result.measures)).toMatch(
+      /^0\.\d+ usd, 450 tokens \(390 in, 60 out, 150 cached, 80 written to the cache\)$/,
+    );
   });
 });
 

@@ -27,14 +27,15 @@ export function describeCall(name: string, args: unknown): string {
  * ```
  */
 export function describeCost(measures: Measures): string {
-  const { usd, inputTokens, outputTokens, cachedInputTokens, ...others } = measures;
+  const { usd, inputTokens, outputTokens, cachedInputTokens, cacheWriteInputTokens, ...others } = measures;
   const parts: string[] = [];
   if (usd !== undefined) parts.push(`${round(usd)} usd`);
   if (inputTokens !== undefined || outputTokens !== undefined) {
     const input = inputTokens ?? 0;
     const output = outputTokens ?? 0;
     const cached = cachedInputTokens ? `, ${cachedInputTokens} cached` : '';
-    parts.push(`${input + output} tokens (${input} in, ${output} out${cached})`);
+    const written = cacheWriteInputTokens ? `, ${cacheWriteInputTokens} written to the cache` : '';
+    parts.push(`${input + output} tokens (${input} in, ${output} out${cached}${written})`);
   }
   for (const [unit, amount] of Object.entries(others)) parts.push(`${round(amount)} ${unit}`);
   return parts.length ? parts.join(', ') : 'nothing measured';

@@ -3,7 +3,7 @@ import { ModelError } from '../errors.js';
 import { toModelMessages, toToolSet } from './ai-sdk-prompt.js';
 import type { GenerateOptions, Model, ModelRequest, ModelResponse, RequestedToolCall, Usage } from './model.js';
 import { DEFAULT_MAX_RETRY_AFTER_MS, toModelError } from './model-errors.js';
-import { defaultPrices, mergePrices, type PricedUsage, type PriceTable, usdFor } from './prices.js';
+import { defaultPrices, mergePrices, type PriceTable, usdFor } from './prices.js';
 
 /** An AI SDK language model object (specification v2 or v3), as providers such as `@ai-sdk/openai` make. */
 export type AiSdkLanguageModel = Exclude<LanguageModel, string>;
@@ -108,7 +108,7 @@ class AiSdkModel implements Model {
     };
   }
 
-  #usd(usage: PricedUsage): number | undefined {
+  #usd(usage: Usage): number | undefined {
     const usd = usdFor(this.#model.modelId, usage, this.#prices);
     if (usd === undefined && !this.#toldNoPrice) {
       this.#toldNoPrice = true;
@@ -122,7 +122,7 @@ class AiSdkModel implements Model {
 }
 
 /** The AI SDK's usage as Wardrik's; `priced` is undefined when the provider reported no token counts. */
-function convertUsage(usage: LanguageModelUsage | undefined): { wardrikUsage: Usage; priced?: PricedUsage } {
+function convertUsage(usage: LanguageModelUsage | undefined): { wardrikUsage: Usage; priced?: Usage } {
   const inputTokens = usage?.inputTokens;
   const outputTokens = usage?.outputTokens;
   const cached = usage?.inputTokenDetails?.cacheReadTokens ?? usage?.cachedInputTokens;
@@ -131,7 +131,8 @@ function convertUsage(usage: LanguageModelUsage | undefined): { wardrikUsage: Us
     inputTokens: inputTokens ?? 0,
     outputTokens: outputTokens ?? 0,
     ...(cached ? { cachedInputTokens: cached } : {}),
+    ...(written ? { cacheWriteInputTokens: written } : {}),
   };
   if (inputTokens === undefined && outputTokens === undefined) return { wardrikUsage };
-  return { wardrikUsage, priced: { ...wardrikUsage, ...(written ? { cacheWriteInputTokens: written } : {}) } };
+  return { wardrikUsage, priced: wardrikUsage };
 }

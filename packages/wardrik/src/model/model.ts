@@ -43,9 +43,13 @@ export interface ModelRequest {
 
 /** Token usage of one model call. */
 export interface Usage {
+  /** All input tokens, cached and cache-written included. */
   readonly inputTokens: number;
   readonly outputTokens: number;
+  /** Input tokens read from the provider's prompt cache. */
   readonly cachedInputTokens?: number;
+  /** Input tokens written to the provider's prompt cache (Anthropic), priced at `cacheWriteInput`. */
+  readonly cacheWriteInputTokens?: number;
 }
 
 /** A tool call as a model returns it, before Wardrik names it. */

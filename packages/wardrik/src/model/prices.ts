@@ -14,11 +14,6 @@ export interface Price {
 /** Prices by the provider's model id (`gpt-4.1-mini`, `claude-sonnet-4-5`), matched exactly. */
 export type PriceTable = Readonly<Record<string, Price>>;
 
-/** Token usage with the cache writes some providers report (they are part of `inputTokens`). */
-export interface PricedUsage extends Usage {
-  readonly cacheWriteInputTokens?: number;
-}
-
 /** When the default prices were copied from the providers' public pricing pages. */
 export const PRICES_AS_OF = '2025-11';
 
@@ -94,7 +89,7 @@ export function priceFor(modelId: string, table: PriceTable = defaultPrices): Pr
  * usdFor('my-model', { inputTokens: 10, outputTokens: 5 })           // undefined
  * ```
  */
-export function usdFor(modelId: string, usage: PricedUsage, table: PriceTable = defaultPrices): number | undefined {
+export function usdFor(modelId: string, usage: Usage, table: PriceTable = defaultPrices): number | undefined {
   const price = priceFor(modelId, table);
   if (price === undefined) return undefined;
   const cached = Math.max(0, usage.cachedInputTokens ?? 0);

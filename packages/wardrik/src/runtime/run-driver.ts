@@ -589,9 +589,10 @@ function truncatedError(step: number): string {
 }
 
 function usageMeasures(response: ModelResponse): Record<string, number> {
-  const { inputTokens, outputTokens, cachedInputTokens } = response.usage;
+  const { inputTokens, outputTokens, cachedInputTokens, cacheWriteInputTokens } = response.usage;
   const measures: Record<string, number> = { inputTokens, outputTokens };
   if (cachedInputTokens) measures.cachedInputTokens = cachedInputTokens;
+  if (cacheWriteInputTokens) measures.cacheWriteInputTokens = cacheWriteInputTokens;
   return addMeasures(measures, response.measures);
 }
 
