@@ -95,6 +95,16 @@ describe('journal format version 1', () => {
     }
   });
 
+  it('a run failed by a cut-off model step (truncated, with cache writes measured) rebuilds', () => {
+    const journal = checkJournal('fixture', fixture('journal-v1-truncated.json'));
+    const runId = journal[0]!.runId;
+    expect(rebuildState(runId, journal)).toMatchObject({ status: 'failed', truncated: true, calls: [] });
+    // Without its end (a crash right after the step): still truncated, with no call left to run.
+    const beforeEnd = rebuildState(runId, journal.slice(0, -1));
+    expect(beforeEnd).toMatchObject({ status: 'running', truncated: true, calls: [], steps: 1 });
+    expect(beforeEnd.measures).toEqual({ inputTokens: 120, outputTokens: 30, cacheWriteInputTokens: 100, usd: 0.002 });
+  });
+
   it('a record of an unknown future version is refused with a clear error', () => {
     const journal = fixture('journal-v1-parked.json');
     const future = [...journal, { ...journal[1]!, seq: 99, record: { ...journal[1]!.record, v: 2 } }];
