@@ -3,6 +3,7 @@
 // a warm-up (not measured, so the server's HTTP path is compiled, as on a server that has been
 // up), then the measured runs. Uses node:http (lighter than fetch). Prints one JSON line.
 import { Agent, request } from 'node:http';
+import { concurrentRuns } from './concurrent-runs.js';
 
 const [url, token, clientCount, runsEach, warmRunsEach] = process.argv.slice(2);
 const target = new URL(`${url}/v1/runs`);
@@ -40,24 +41,9 @@ function startOne(): Promise<void> {
   });
 }
 
-/** Every client starts `count` runs, one after another; returns how long each took, in ms. */
-async function startRuns(count: number): Promise<number[]> {
-  const latencies: number[] = [];
-  await Promise.all(
-    Array.from({ length: Number(clientCount) }, async () => {
-      for (let index = 0; index < count; index++) {
-        const began = performance.now();
-        await startOne();
-        latencies.push(performance.now() - began);
-      }
-    }),
-  );
-  return latencies;
-}
-
-await startRuns(Number(warmRunsEach));
+await concurrentRuns(Number(clientCount), Number(warmRunsEach), startOne);
 const start = performance.now();
-const latencies = await startRuns(Number(runsEach));
+const latencies = await concurrentRuns(Number(clientCount), Number(runsEach), startOne);
 const perSecond = (Number(clientCount) * Number(runsEach)) / ((performance.now() - start) / 1000);
 console.log(JSON.stringify({ perSecond, latencies }));
 agent.destroy();

@@ -12,6 +12,7 @@ import { createWardrik, defineAgent, sqliteStore, type Wardrik } from 'wardrik';
 import { ScriptedModel } from 'wardrik/testing';
 import { AuthService } from '../packages/wardrik/src/auth/auth-service.js';
 import { startServer } from '../packages/wardrik/src/server/start-server.js';
+import { concurrentRuns } from './concurrent-runs.js';
 import { median, percentile, table } from './stats.js';
 
 const clients = 32;
@@ -46,20 +47,9 @@ const short = () =>
 
 /** `clients` concurrent callers in this process, each starting runs one after another. */
 async function load(startOne: () => Promise<void>): Promise<Figures> {
-  const startRuns = async (count: number, latencies: number[]) =>
-    Promise.all(
-      Array.from({ length: clients }, async () => {
-        for (let index = 0; index < count; index++) {
-          const began = performance.now();
-          await startOne();
-          latencies.push(performance.now() - began);
-        }
-      }),
-    );
-  await startRuns(warmRunsPerClient, []);
-  const latencies: number[] = [];
+  await concurrentRuns(clients, warmRunsPerClient, startOne);
   const start = performance.now();
-  await startRuns(runsPerClient, latencies);
+  const latencies = await concurrentRuns(clients, runsPerClient, startOne);
   return { perSecond: (clients * runsPerClient) / ((performance.now() - start) / 1000), latencies };
 }
 

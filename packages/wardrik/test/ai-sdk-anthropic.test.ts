@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { describeCost } from '../src/cli/describe.js';
-import { type JournalRecord, type Model, modelFromString, type RunEvent, type Wardrik } from '../src/index.js';
+import { type Model, modelFromString, type RunEvent, type Wardrik } from '../src/index.js';
 import {
   type FakeAnthropic,
   type MessagesRequest,
@@ -16,7 +16,7 @@ import {
   startFakeAnthropic,
 } from './ai-sdk/fake-anthropic.js';
 import { INSTRUCTIONS, supportAgent } from './ai-sdk/orders.js';
-import { openWardrik, tempDbPath } from './helpers.js';
+import { modelSteps, openWardrik, tempDbPath } from './helpers.js';
 
 let server: FakeAnthropic | undefined;
 let wardrik: Wardrik | undefined;
@@ -47,10 +47,6 @@ function anthropicModel(fake: FakeAnthropic, options: Parameters<typeof modelFro
 async function openRuntime(model: Model): Promise<Wardrik> {
   wardrik = await openWardrik(tempDbPath(), [supportAgent(model)]);
   return wardrik;
-}
-
-function modelSteps(journal: readonly { record: JournalRecord }[]) {
-  return journal.flatMap(({ record }) => (record.type === 'model-step' ? [record] : []));
 }
 
 function blocks(request: MessagesRequest | undefined): RequestBlock[] {

@@ -7,12 +7,12 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type JournalRecord, type Model, modelFromString, type RunEvent, type Wardrik } from '../src/index.js';
+import { type Model, modelFromString, type RunEvent, type Wardrik } from '../src/index.js';
 import { toModelMessages } from '../src/model/ai-sdk-prompt.js';
 import { retryAfterFrom } from '../src/model/model-errors.js';
 import { type ChatRequest, type FakeOpenAI, type Reply, startFakeOpenAI } from './ai-sdk/fake-openai.js';
 import { INSTRUCTIONS, ordersReply, supportAgent } from './ai-sdk/orders.js';
-import { openWardrik, tempDbPath, until } from './helpers.js';
+import { modelSteps, openWardrik, tempDbPath, until } from './helpers.js';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 const childPath = fileURLToPath(new URL('./ai-sdk/crash-child.ts', import.meta.url));
@@ -43,10 +43,6 @@ function openaiModel(fake: FakeOpenAI, options: Parameters<typeof modelFromStrin
 async function openRuntime(model: Model, path = tempDbPath()): Promise<Wardrik> {
   wardrik = await openWardrik(path, [supportAgent(model)]);
   return wardrik;
-}
-
-function modelSteps(journal: readonly { record: JournalRecord }[]) {
-  return journal.flatMap(({ record }) => (record.type === 'model-step' ? [record] : []));
 }
 
 describe('aiSdkModel against a local chat-completions server', () => {

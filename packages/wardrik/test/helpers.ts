@@ -1,7 +1,14 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Agent, createWardrik, sqliteStore, type Wardrik, type WardrikOptions } from '../src/index.js';
+import {
+  type Agent,
+  createWardrik,
+  type JournalRecord,
+  sqliteStore,
+  type Wardrik,
+  type WardrikOptions,
+} from '../src/index.js';
 
 /** A fresh SQLite file path in a new temp dir. */
 export function tempDbPath(): string {
@@ -30,4 +37,9 @@ export async function until(check: () => boolean | Promise<boolean>, timeoutMs =
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
+}
+
+/** The `model-step` records of a journal, in order. */
+export function modelSteps(journal: readonly { record: JournalRecord }[]) {
+  return journal.flatMap(({ record }) => (record.type === 'model-step' ? [record] : []));
 }

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EventPrinter } from '../src/cli/event-printer.js';
 import { defineAgent, JOURNAL_VERSION, sqliteStore, type Wardrik } from '../src/index.js';
 import { ScriptedModel, type ScriptedTurn } from '../src/testing/index.js';
-import { openWardrik, tempDbPath } from './helpers.js';
+import { modelSteps, openWardrik, tempDbPath } from './helpers.js';
 
 const refunds: string[] = [];
 const refund = tool({
@@ -54,9 +54,7 @@ describe('a model cut off at its output token limit', () => {
     expect(result.error).toMatch(/maxOutputTokens/);
     // What the step cost is counted, and the journal keeps what the model said, marked.
     expect(result.measures).toEqual({ inputTokens: 40, outputTokens: 16, usd: 0.001 });
-    const steps = (await wardrik.getRun(result.runId)).journal.flatMap(({ record }) =>
-      record.type === 'model-step' ? [record] : [],
-    );
+    const steps = modelSteps((await wardrik.getRun(result.runId)).journal);
     expect(steps).toEqual([
       expect.objectContaining({ step: 1, text: 'Your refund of 250 was approved and will', truncated: true }),
     ]);

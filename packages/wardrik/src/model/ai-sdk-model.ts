@@ -97,8 +97,8 @@ class AiSdkModel implements Model {
       if (ModelError.isInstance(thrown)) throw thrown;
       throw toModelError(thrown, this.id, this.#options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS);
     }
-    const { wardrikUsage, priced } = convertUsage(usage);
-    const usd = priced ? this.#usd(priced) : undefined;
+    const { wardrikUsage, reported } = convertUsage(usage);
+    const usd = reported ? this.#usd(wardrikUsage) : undefined;
     return {
       text,
       toolCalls,
@@ -121,8 +121,8 @@ class AiSdkModel implements Model {
   }
 }
 
-/** The AI SDK's usage as Wardrik's; `priced` is undefined when the provider reported no token counts. */
-function convertUsage(usage: LanguageModelUsage | undefined): { wardrikUsage: Usage; priced?: Usage } {
+/** The AI SDK's usage as Wardrik's; `reported` is false when the provider reported no token counts. */
+function convertUsage(usage: LanguageModelUsage | undefined): { wardrikUsage: Usage; reported: boolean } {
   const inputTokens = usage?.inputTokens;
   const outputTokens = usage?.outputTokens;
   const cached = usage?.inputTokenDetails?.cacheReadTokens ?? usage?.cachedInputTokens;
@@ -133,6 +133,5 @@ function convertUsage(usage: LanguageModelUsage | undefined): { wardrikUsage: Us
     ...(cached ? { cachedInputTokens: cached } : {}),
     ...(written ? { cacheWriteInputTokens: written } : {}),
   };
-  if (inputTokens === undefined && outputTokens === undefined) return { wardrikUsage };
-  return { wardrikUsage, priced: wardrikUsage };
+  return { wardrikUsage, reported: inputTokens !== undefined || outputTokens !== undefined };
 }

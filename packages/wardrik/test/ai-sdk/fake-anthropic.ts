@@ -6,8 +6,8 @@
  * `message_delta` with the `stop_reason` and output tokens, and `message_stop`), or an error answer
  * with Anthropic's error body. Each request is recorded; a handler decides the reply.
  */
-import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import { type RecordedRequest, type RecordingServer, startRecordingServer } from './recording-server.js';
 
 /** A content block of a request message, as the provider writes them. */
 export type RequestBlock =
@@ -32,13 +32,7 @@ export interface MessagesBody {
   }>;
 }
 
-export interface MessagesRequest {
-  /** 1 for the first request the server got. */
-  readonly index: number;
-  readonly at: number;
-  readonly headers: IncomingHttpHeaders;
-  readonly body: MessagesBody;
-}
+export type MessagesRequest = RecordedRequest<MessagesBody>;
 
 /** Token counts as Anthropic reports them: `input` excludes the cache reads and writes. */
 export interface AnthropicUsage {
@@ -65,50 +59,21 @@ export type Reply =
   | { readonly stream: StreamReply }
   | { readonly status: number; readonly message: string; readonly headers?: Readonly<Record<string, string>> };
 
-export interface FakeAnthropic {
-  /** The base URL to give the provider, ending in `/v1`. */
-  readonly url: string;
-  readonly requests: MessagesRequest[];
-  close(): Promise<void>;
-}
+export type FakeAnthropic = RecordingServer<MessagesBody>;
 
 /** Starts the server on 127.0.0.1, on a free port. */
-export async function startFakeAnthropic(
+export function startFakeAnthropic(
   handler: (request: MessagesRequest) => Reply | Promise<Reply>,
 ): Promise<FakeAnthropic> {
-  const requests: MessagesRequest[] = [];
-  const server = createServer(async (incoming, response) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of incoming) chunks.push(chunk as Buffer);
-    if (incoming.method !== 'POST' || incoming.url !== '/v1/messages') {
-      return sendError(response, 404, `no route ${incoming.method} ${incoming.url}`);
-    }
-    const request: MessagesRequest = {
-      index: requests.length + 1,
-      at: Date.now(),
-      headers: incoming.headers,
-      body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as MessagesBody,
-    };
-    requests.push(request);
-    try {
+  return startRecordingServer<MessagesBody>({
+    path: '/v1/messages',
+    refuse: sendError,
+    answer: async (request, response) => {
       const reply = await handler(request);
       if ('status' in reply) return sendError(response, reply.status, reply.message, reply.headers);
       await sendStream(response, request, reply.stream);
-    } catch (thrown) {
-      sendError(response, 500, `fake server: ${thrown instanceof Error ? thrown.message : String(thrown)}`);
-    }
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
 }
 
 const ERROR_TYPES: Readonly<Record<number, string>> = {

@@ -4,8 +4,8 @@
  * `delta.content` and `delta.tool_calls`, a last chunk with `usage`, then `data: [DONE]`), or an
  * error answer with OpenAI's error body. Each request is recorded; a handler decides the reply.
  */
-import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import { type RecordedRequest, type RecordingServer, startRecordingServer } from './recording-server.js';
 
 /** The parts of a chat-completions request the tests look at. */
 export interface ChatBody {
@@ -26,13 +26,7 @@ export interface ChatBody {
   }>;
 }
 
-export interface ChatRequest {
-  /** 1 for the first request the server got. */
-  readonly index: number;
-  readonly at: number;
-  readonly headers: IncomingHttpHeaders;
-  readonly body: ChatBody;
-}
+export type ChatRequest = RecordedRequest<ChatBody>;
 
 export interface StreamReply {
   /** Text pieces, each sent as its own chunk. */
@@ -51,49 +45,20 @@ export type Reply =
   /** Never answers (the connection stays open until the server closes). */
   | { readonly hold: true };
 
-export interface FakeOpenAI {
-  /** The base URL to give a provider, ending in `/v1`. */
-  readonly url: string;
-  readonly requests: ChatRequest[];
-  close(): Promise<void>;
-}
+export type FakeOpenAI = RecordingServer<ChatBody>;
 
 /** Starts the server on 127.0.0.1, on a free port. */
-export async function startFakeOpenAI(handler: (request: ChatRequest) => Reply | Promise<Reply>): Promise<FakeOpenAI> {
-  const requests: ChatRequest[] = [];
-  const server = createServer(async (incoming, response) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of incoming) chunks.push(chunk as Buffer);
-    if (incoming.method !== 'POST' || incoming.url !== '/v1/chat/completions') {
-      return sendError(response, 404, `no route ${incoming.method} ${incoming.url}`);
-    }
-    const request: ChatRequest = {
-      index: requests.length + 1,
-      at: Date.now(),
-      headers: incoming.headers,
-      body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatBody,
-    };
-    requests.push(request);
-    try {
+export function startFakeOpenAI(handler: (request: ChatRequest) => Reply | Promise<Reply>): Promise<FakeOpenAI> {
+  return startRecordingServer<ChatBody>({
+    path: '/v1/chat/completions',
+    refuse: sendError,
+    answer: async (request, response) => {
       const reply = await handler(request);
       if ('hold' in reply) return;
       if ('status' in reply) return sendError(response, reply.status, reply.message, reply.headers);
       await sendStream(response, request.body.model, reply.stream);
-    } catch (thrown) {
-      sendError(response, 500, `fake server: ${thrown instanceof Error ? thrown.message : String(thrown)}`);
-    }
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
 }
 
 function sendError(response: ServerResponse, status: number, message: string, headers: Record<string, string> = {}) {
