@@ -1,9 +1,10 @@
+import { normalizeArguments } from './arguments.js';
 import { type Answer, describeReason, error, isAnswer, ok, withReport } from './answer.js';
 import { CallContext, type ContextOptions } from './context.js';
 import { mergeLabels } from './labels.js';
 import type { Arguments, Tool } from './tool.js';
 
-/** A model's request to run a tool. `arguments` may be an object or a JSON string. */
+/** A model's request to run a tool. `arguments` may be an object or a JSON string holding one (see `normalizeArguments`). */
 export interface ToolCall {
   readonly id: string;
   readonly name: string;
@@ -33,7 +34,7 @@ export type Tools =
 export async function call(tools: Tools, toolCall: ToolCall, context: CallContext | ContextOptions): Promise<Answer> {
   const found = findTool(tools, toolCall.name);
   if (!found) return error(unknownToolReason(tools, toolCall.name), { code: 'unknown_tool' });
-  const args = parseArguments(toolCall.arguments);
+  const args = normalizeArguments(toolCall.arguments);
   if (!args.ok)
     return error(`Invalid arguments for tool "${found.name}": ${args.reason}`, { code: 'invalid_arguments' });
   let checked = found.schema.validate(args.value);
@@ -72,18 +73,6 @@ function unknownToolReason(tools: Tools, name: unknown): string {
   const names = tools instanceof Map ? [...tools.keys()] : (tools as readonly Tool<Arguments>[]).map((t) => t.name);
   const available = names.length ? `available tools: ${names.join(', ')}` : 'no tools are available';
   return `Unknown tool ${JSON.stringify(name)}; ${available}`;
-}
-
-type Parsed = { ok: true; value: unknown } | { ok: false; reason: string };
-
-function parseArguments(raw: unknown): Parsed {
-  if (raw === undefined || raw === null || raw === '') return { ok: true, value: {} };
-  if (typeof raw !== 'string') return { ok: true, value: raw };
-  try {
-    return { ok: true, value: JSON.parse(raw) };
-  } catch (cause) {
-    return { ok: false, reason: `arguments are not valid JSON (${(cause as Error).message})` };
-  }
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

@@ -1,3 +1,4 @@
+export { exceedsDepth, MAX_JSON_DEPTH, type NormalizedArguments, normalizeArguments } from './arguments.js';
 export { type AnnotationKey, type Annotations, checkAnnotations } from './annotations.js';
 export {
   type Answer,
@@ -14,7 +15,14 @@ export {
   withReport,
 } from './answer.js';
 export { call, findTool, type ToolCall, type Tools } from './call.js';
-export { type Approval, CallContext, type ContextOptions, createContext, type ToolContext } from './context.js';
+export {
+  type Approval,
+  CallContext,
+  type ContextOptions,
+  createContext,
+  type Progress,
+  type ToolContext,
+} from './context.js';
 export { describeType } from './describe-type.js';
 export { ToolDefinitionError, WardrikError } from './errors.js';
 export { type Label, mergeLabels, OUTSIDE } from './labels.js';
