@@ -40,6 +40,27 @@ export interface ToolContext {
   putPrivate(owner: unknown, value: unknown): void;
   /** Set when a person answered a park of this very call with "run it": the tool may now proceed. */
   readonly approval?: Approval;
+  /**
+   * Says how far a long call has got (as MCP's `notifications/progress` does): `progress` grows
+   * with each report; `total` and `message` are optional. Followers of the run see it live (a
+   * `call-progress` event); it is not journaled.
+   *
+   * @example
+   * ```ts
+   * for (const [index, page] of pages.entries()) {
+   *   await index(page)
+   *   context.reportProgress(index + 1, { total: pages.length, message: `indexed ${page.url}` })
+   * }
+   * ```
+   */
+  reportProgress(progress: number, options?: { total?: number; message?: string }): void;
+}
+
+/** How far a call has got, as a tool reported it. */
+export interface Progress {
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
 }
 
 /** A person's go-ahead for a call that parked. */
@@ -63,6 +84,8 @@ export interface ContextOptions {
   readonly privates?: ReadonlyMap<unknown, unknown>;
   /** A person's go-ahead, when the call runs again after its park was answered. */
   readonly approval?: Approval;
+  /** Receives the call's progress reports. */
+  readonly onProgress?: (progress: Progress) => void;
 }
 
 const neverAborted = new AbortController().signal;
@@ -80,6 +103,7 @@ export class CallContext implements ToolContext {
   #runLabels: readonly Label[];
   #added: Label[] = [];
   #privates: Map<unknown, unknown>;
+  #onProgress: ((progress: Progress) => void) | undefined;
 
   constructor(options: ContextOptions) {
     this.runId = options.runId;
@@ -91,6 +115,25 @@ export class CallContext implements ToolContext {
     this.#runLabels = options.labels ?? [];
     this.#privates = new Map(options.privates);
     if (options.approval) this.approval = options.approval;
+    this.#onProgress = options.onProgress;
+  }
+
+  reportProgress(progress: number, options: { total?: number; message?: string } = {}): void {
+    if (typeof progress !== 'number' || !Number.isFinite(progress)) {
+      throw new TypeError(`reportProgress: progress must be a finite number, got ${String(progress)}`);
+    }
+    const { total, message } = options;
+    if (total !== undefined && (typeof total !== 'number' || !Number.isFinite(total))) {
+      throw new TypeError(`reportProgress: total must be a finite number, got ${String(total)}`);
+    }
+    if (message !== undefined && typeof message !== 'string') {
+      throw new TypeError(`reportProgress: message must be a string, got ${typeof message}`);
+    }
+    this.#onProgress?.({
+      progress,
+      ...(total === undefined ? {} : { total }),
+      ...(message === undefined ? {} : { message }),
+    });
   }
 
   measure(unit: string, amount: number): void {

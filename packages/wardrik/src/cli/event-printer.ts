@@ -1,4 +1,4 @@
-import type { RunEvent } from '../runtime/events.js';
+import { isJournaled, type JournaledEvent, type RunEvent } from '../runtime/events.js';
 import { describeCall, describeCostShort, describeDecision, describeLabels, describePark, json } from './describe.js';
 
 /**
@@ -29,6 +29,13 @@ export class EventPrinter {
       return;
     }
     this.#endStream();
+    if (!isJournaled(event)) {
+      const total = event.total === undefined ? '' : `/${event.total}`;
+      const message = event.message ? ` ${event.message}` : '';
+      const name = this.#names.get(event.callId) ?? event.name;
+      this.#write(`  … ${name}: ${event.progress}${total}${message}\n`);
+      return;
+    }
     for (const line of this.#lines(event)) this.#write(`${line}\n`);
   }
 
@@ -38,7 +45,7 @@ export class EventPrinter {
     this.#streaming = undefined;
   }
 
-  #lines(event: Exclude<RunEvent, { type: 'text-delta' }>): string[] {
+  #lines(event: JournaledEvent): string[] {
     const record = event.record;
     switch (record.type) {
       case 'run-started':

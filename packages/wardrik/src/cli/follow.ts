@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RunEndedRecord } from '../journal/records.js';
-import type { RunEvent } from '../runtime/events.js';
+import { isJournaled, type RunEvent } from '../runtime/events.js';
 import type { ParkRow } from '../store/store.js';
 import { CliError, EXIT } from './cli-error.js';
 import { ServerProblem, unreachable, type WardrikClient } from './client.js';
@@ -48,7 +48,7 @@ export async function followRun(options: FollowOptions): Promise<FollowEnd> {
         droppedAt = undefined;
         attempt = 0;
         const event = parseEvent(message.data, runId);
-        if (event.type !== 'text-delta') {
+        if (isJournaled(event)) {
           if (event.seq <= lastSeq) continue;
           lastSeq = event.seq;
         }

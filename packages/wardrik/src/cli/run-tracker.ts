@@ -1,5 +1,5 @@
 import type { Park } from '../journal/records.js';
-import type { RunEvent } from '../runtime/events.js';
+import { isJournaled, type RunEvent } from '../runtime/events.js';
 
 /**
  * Follows a run's state from its events, enough to know when it waits for a person: some park is
@@ -13,7 +13,7 @@ export class RunTracker {
   readonly #open = new Map<string, Park>();
 
   apply(event: RunEvent): void {
-    if (event.type === 'text-delta') return;
+    if (!isJournaled(event)) return;
     const record = event.record;
     switch (record.type) {
       case 'model-step':

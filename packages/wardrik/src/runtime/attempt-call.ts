@@ -1,4 +1,13 @@
-import { type Answer, type Approval, type Arguments, call, createContext, type Label, type Tool } from '@wardrik/core';
+import {
+  type Answer,
+  type Approval,
+  type Arguments,
+  call,
+  createContext,
+  type Label,
+  type Progress,
+  type Tool,
+} from '@wardrik/core';
 
 /** How one try of a call came out. */
 export type Attempt =
@@ -20,6 +29,8 @@ export interface AttemptInput {
   readonly approval?: Approval;
   /** The run's signal: aborted when the run is cancelled or the process shuts down. */
   readonly runSignal: AbortSignal;
+  /** Receives the call's progress reports. */
+  readonly onProgress?: (progress: Progress) => void;
 }
 
 /**
@@ -39,6 +50,7 @@ export async function attemptCall(input: AttemptInput): Promise<Attempt> {
     signal: controller ? AbortSignal.any([input.runSignal, controller.signal]) : input.runSignal,
     labels: input.labels,
     ...(input.approval ? { approval: input.approval } : {}),
+    ...(input.onProgress ? { onProgress: input.onProgress } : {}),
   });
   const answered = call(input.tools, { id: input.callId, name: input.name, arguments: input.arguments }, context).then(
     (answer): Attempt => ({ kind: 'answered', answer }),

@@ -1,20 +1,40 @@
+import type { Progress } from '@wardrik/core';
 import type { StoredRecord } from '../journal/records.js';
 
 /**
  * What a run did, as it happens. Every journal record is an event (`run-started`, `model-step`,
  * `call-started`, `call-answered`, `run-parked`, `park-answered`, `run-ended`), with its `seq`
  * so a follower can resume after the last one it saw. `text-delta` events carry streamed model
- * text and are not journaled (their `seq` is that of the last record before them).
+ * text and `call-progress` events a long call's progress; neither is journaled (their `seq` is that
+ * of the last record before them), so a follower that reconnects does not get them again.
  */
-export type RunEvent =
-  | (StoredRecord & { readonly type: StoredRecord['record']['type'] })
+export type RunEvent = JournaledEvent | LiveEvent;
+
+/** A journal record as an event. */
+export type JournaledEvent = StoredRecord & { readonly type: StoredRecord['record']['type'] };
+
+/** An event that is not journaled: streamed model text, or a call's progress. */
+export type LiveEvent =
   | {
       readonly type: 'text-delta';
       readonly runId: string;
       readonly seq: number;
       readonly step: number;
       readonly delta: string;
-    };
+    }
+  | ({
+      readonly type: 'call-progress';
+      readonly runId: string;
+      readonly seq: number;
+      readonly callId: string;
+      /** The tool's name as the model called it. */
+      readonly name: string;
+    } & Progress);
+
+/** Whether an event is a journal record (it has a seq of its own, and a follower resumes after it). */
+export function isJournaled(event: RunEvent): event is JournaledEvent {
+  return event.type !== 'text-delta' && event.type !== 'call-progress';
+}
 
 /** Receives run events. */
 export type RunEventListener = (event: RunEvent) => void;
