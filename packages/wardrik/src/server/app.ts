@@ -3,6 +3,7 @@ import { streamSSE } from 'hono/streaming';
 import type { AuthService } from '../auth/auth-service.js';
 import { can, isRunVisible, visibleRunFilter } from '../auth/permissions.js';
 import type { Action, Principal, Resource } from '../auth/types.js';
+import { isJournaled } from '../runtime/events.js';
 import type { Wardrik } from '../runtime/wardrik.js';
 import type { RunRow } from '../store/store.js';
 import { openApiDocument } from './openapi.js';
@@ -165,10 +166,10 @@ export function createApp(options: AppOptions): Hono<Env> {
           }, heartbeatMs);
           try {
             for await (const event of wardrik.follow(runId, { afterSeq: after, signal: abort.signal })) {
-              if (event.type === 'text-delta') {
-                await stream.writeSSE({ event: 'text-delta', data: JSON.stringify(event) });
-              } else {
+              if (isJournaled(event)) {
                 await stream.writeSSE({ id: String(event.seq), event: event.type, data: JSON.stringify(event) });
+              } else {
+                await stream.writeSSE({ event: event.type, data: JSON.stringify(event) });
               }
             }
           } finally {
