@@ -4,10 +4,19 @@
  * `ping`, then per content block `content_block_start` / `content_block_delta` (`text_delta`, or
  * `input_json_delta` pieces of a `tool_use` block's input) / `content_block_stop`, then
  * `message_delta` with the `stop_reason` and output tokens, and `message_stop`), or an error answer
- * with Anthropic's error body. Each request is recorded; a handler decides the reply.
+ * with Anthropic's error body. A reply can also go wrong the ways real streams do: a malformed
+ * event, a stream that ends without `message_delta` and `message_stop`, a reset connection, a stall
+ * after the headers. Each request is recorded; a handler decides the reply.
  */
 import type { ServerResponse } from 'node:http';
-import { type RecordedRequest, type RecordingServer, startRecordingServer } from './recording-server.js';
+import {
+  cutStream,
+  type RecordedRequest,
+  type RecordingServer,
+  type StreamCut,
+  stallAfterHeaders,
+  startRecordingServer,
+} from './recording-server.js';
 
 /** A content block of a request message, as the provider writes them. */
 export type RequestBlock =
@@ -53,11 +62,19 @@ export interface StreamReply {
   readonly error?: { readonly type: string; readonly message: string };
   /** Default `tool_use` when there are tool uses, else `end_turn`; `max_tokens` for a cut-off answer. */
   readonly stopReason?: 'end_turn' | 'tool_use' | 'max_tokens';
+  /** Sent as is, as the `data:` of one `content_block_delta` event, after the text deltas; the stream then goes on. */
+  readonly malformed?: string;
+  /** After the text deltas, the stream goes wrong this way instead of finishing (see {@link StreamCut}). */
+  readonly cut?: StreamCut;
+  /** Makes the `cut` come later: once `message_delta` (with the stop reason) is sent, so only `message_stop` is missing. */
+  readonly cutAfterMessageDelta?: boolean;
 }
 
 export type Reply =
   | { readonly stream: StreamReply }
-  | { readonly status: number; readonly message: string; readonly headers?: Readonly<Record<string, string>> };
+  | { readonly status: number; readonly message: string; readonly headers?: Readonly<Record<string, string>> }
+  /** Sends the headers of a streamed answer, then nothing (the connection stays open). */
+  | { readonly stallAfterHeaders: true };
 
 export type FakeAnthropic = RecordingServer<MessagesBody>;
 
@@ -70,6 +87,7 @@ export function startFakeAnthropic(
     refuse: sendError,
     answer: async (request, response) => {
       const reply = await handler(request);
+      if ('stallAfterHeaders' in reply) return stallAfterHeaders(response);
       if ('status' in reply) return sendError(response, reply.status, reply.message, reply.headers);
       await sendStream(response, request, reply.stream);
     },
@@ -129,7 +147,9 @@ async function sendStream(response: ServerResponse, request: MessagesRequest, re
     send('content_block_start', { index, content_block: { type: 'text', text: '' } });
     for (const text of reply.text) send('content_block_delta', { index, delta: { type: 'text_delta', text } });
   }
+  if (reply.malformed !== undefined) response.write(`event: content_block_delta\ndata: ${reply.malformed}\n\n`);
   await reply.beforeFinish?.();
+  if (reply.cut && !reply.cutAfterMessageDelta) return cutStream(response, reply.cut);
   if (reply.text) send('content_block_stop', { index: index++ });
   for (const use of reply.toolUses ?? []) {
     // The block opens with an empty input, then the input's JSON arrives in pieces, as Anthropic streams it.
@@ -145,6 +165,7 @@ async function sendStream(response: ServerResponse, request: MessagesRequest, re
     delta: { stop_reason: reply.stopReason ?? (reply.toolUses?.length ? 'tool_use' : 'end_turn'), stop_sequence: null },
     usage: { output_tokens: usage.output },
   });
+  if (reply.cut) return cutStream(response, reply.cut);
   send('message_stop', {});
   response.end();
 }

@@ -13,6 +13,11 @@ export interface RecordedRequest<Body> {
   readonly at: number;
   readonly headers: IncomingHttpHeaders;
   readonly body: Body;
+  /**
+   * Settles when the connection of this request closes: `complete` once the whole answer was
+   * sent, `unfinished` if it closed before (the client aborted, or the fake cut it).
+   */
+  readonly ended: Promise<'complete' | 'unfinished'>;
 }
 
 export interface RecordingServer<Body> {
@@ -43,6 +48,9 @@ export async function startRecordingServer<Body>(fake: FakeProvider<Body>): Prom
       at: Date.now(),
       headers: incoming.headers,
       body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Body,
+      ended: new Promise((resolve) =>
+        response.once('close', () => resolve(response.writableFinished ? 'complete' : 'unfinished')),
+      ),
     };
     requests.push(request);
     try {
@@ -62,4 +70,26 @@ export async function startRecordingServer<Body>(fake: FakeProvider<Body>): Prom
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * How a fake stream can go wrong instead of finishing:
+ * - `end`: the response ends cleanly, without the provider's finish (no finish reason, no
+ *   `[DONE]`, no `message_stop`);
+ * - `reset`: the socket is reset (TCP RST), as a proxy or a crashed server does: the client reads
+ *   `ECONNRESET` mid-answer;
+ * - `stall`: nothing more is written, and the connection stays open until the server closes.
+ */
+export type StreamCut = 'end' | 'reset' | 'stall';
+
+/** Ends (or doesn't end) a streamed response the way `cut` says. */
+export function cutStream(response: ServerResponse, cut: StreamCut): void {
+  if (cut === 'end') response.end();
+  else if (cut === 'reset') response.socket?.resetAndDestroy();
+}
+
+/** Sends the headers of an SSE answer, then nothing more: a provider that stalls after its headers. */
+export function stallAfterHeaders(response: ServerResponse): void {
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  response.flushHeaders();
 }
