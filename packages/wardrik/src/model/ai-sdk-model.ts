@@ -27,9 +27,11 @@ export interface AiSdkModelOptions {
  * the AI SDK prompt, text streams to `onTextDelta` as it arrives, and the answer comes back with
  * its tool calls, token usage and — when the price table knows the model — its cost as `usd`.
  *
- * The AI SDK does not retry (`maxRetries: 0`): Wardrik's run loop does, with backoff. Rate limits
- * (429), 408/409, 5xx answers and network errors are retryable `ModelError`s carrying the
- * provider's `Retry-After`; other 4xx answers (a bad key, an unknown model) fail the run at once.
+ * The AI SDK does not retry (`maxRetries: 0`): Wardrik's run loop does, with backoff. Retryable
+ * `ModelError`s: rate limits (429, with the provider's `Retry-After`), 408/409, 5xx answers,
+ * network errors (before or in the middle of an answer), a malformed chunk, and a stream that
+ * ends without a finish reason (its partial text is never taken as the answer). Other 4xx answers
+ * (a bad key, an unknown model) and the AI SDK's setup errors fail the run at once.
  *
  * @example
  * ```ts
@@ -42,6 +44,15 @@ export interface AiSdkModelOptions {
  */
 export function aiSdkModel(languageModel: AiSdkLanguageModel, options: AiSdkModelOptions = {}): Model {
   return new AiSdkModel(languageModel, options);
+}
+
+/** What one model step streamed, before it becomes a `ModelResponse`. */
+interface StreamedStep {
+  text: string;
+  readonly toolCalls: RequestedToolCall[];
+  usage: LanguageModelUsage | undefined;
+  truncated: boolean;
+  finished: boolean;
 }
 
 class AiSdkModel implements Model {
@@ -59,53 +70,83 @@ class AiSdkModel implements Model {
   }
 
   async generate(request: ModelRequest, { signal, onTextDelta }: GenerateOptions): Promise<ModelResponse> {
-    let text = '';
-    const toolCalls: RequestedToolCall[] = [];
-    let usage: LanguageModelUsage | undefined;
-    let truncated = false;
+    let step: StreamedStep;
     try {
-      const result = streamText({
-        model: this.#model,
-        ...(request.instructions === '' ? {} : { system: request.instructions }),
-        messages: toModelMessages(request.messages),
-        tools: toToolSet(request.tools),
-        maxRetries: 0,
-        abortSignal: signal,
-        ...(this.#options.maxOutputTokens === undefined ? {} : { maxOutputTokens: this.#options.maxOutputTokens }),
-        ...(this.#options.temperature === undefined ? {} : { temperature: this.#options.temperature }),
-        onError: () => {}, // errors arrive as stream parts, below
-      });
-      for await (const part of result.fullStream) {
-        if (part.type === 'text-delta') {
-          text += part.text;
-          onTextDelta?.(part.text);
-        } else if (part.type === 'tool-call' && part.providerExecuted !== true) {
-          toolCalls.push({ id: part.toolCallId, name: part.toolName, arguments: part.input });
-        } else if (part.type === 'finish-step') {
-          if (part.finishReason === 'error')
-            throw new ModelError('the provider ended the answer with an error', { retryable: true });
-          usage = part.usage;
-          truncated = part.finishReason === 'length';
-        } else if (part.type === 'error') {
-          throw part.error;
-        } else if (part.type === 'abort') {
-          throw signal.reason ?? new Error('the model call was aborted');
-        }
-      }
+      step = await this.#stream(request, signal, onTextDelta);
     } catch (thrown) {
-      if (signal.aborted) throw signal.reason;
-      if (ModelError.isInstance(thrown)) throw thrown;
-      throw toModelError(thrown, this.id, this.#options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS);
+      throw this.#failure(thrown, signal);
     }
-    const { wardrikUsage, reported } = convertUsage(usage);
+    const { wardrikUsage, reported } = convertUsage(step.usage);
     const usd = reported ? this.#usd(wardrikUsage) : undefined;
     return {
-      text,
-      toolCalls,
+      text: step.text,
+      toolCalls: step.toolCalls,
       usage: wardrikUsage,
       ...(usd === undefined ? {} : { measures: { usd } }),
-      ...(truncated ? { truncated } : {}),
+      ...(step.truncated ? { truncated: true } : {}),
     };
+  }
+
+  async #stream(
+    request: ModelRequest,
+    signal: AbortSignal,
+    onTextDelta: ((delta: string) => void) | undefined,
+  ): Promise<StreamedStep> {
+    const step: StreamedStep = { text: '', toolCalls: [], usage: undefined, truncated: false, finished: false };
+    const result = streamText({
+      model: this.#model,
+      ...(request.instructions === '' ? {} : { system: request.instructions }),
+      messages: toModelMessages(request.messages),
+      tools: toToolSet(request.tools),
+      maxRetries: 0,
+      abortSignal: signal,
+      ...(this.#options.maxOutputTokens === undefined ? {} : { maxOutputTokens: this.#options.maxOutputTokens }),
+      ...(this.#options.temperature === undefined ? {} : { temperature: this.#options.temperature }),
+      onError: () => {}, // errors arrive as stream parts, below
+    });
+    for await (const part of result.fullStream) {
+      if (part.type === 'text-delta') {
+        step.text += part.text;
+        onTextDelta?.(part.text);
+      } else if (part.type === 'tool-call' && part.providerExecuted !== true) {
+        step.toolCalls.push({ id: part.toolCallId, name: part.toolName, arguments: part.input });
+      } else if (part.type === 'finish-step') {
+        this.#checkFinish(part.finishReason, part.rawFinishReason);
+        step.usage = part.usage;
+        step.truncated = part.finishReason === 'length';
+        step.finished = true;
+      } else if (part.type === 'error') {
+        throw part.error;
+      } else if (part.type === 'abort') {
+        throw signal.reason ?? new Error('the model call was aborted');
+      }
+    }
+    if (!step.finished) this.#checkFinish(undefined, undefined);
+    return step;
+  }
+
+  /**
+   * A step is an answer only if the provider said why it stopped. Every provider adapter reports a
+   * stream that ended without its finish (no finish reason, no `[DONE]`, no `message_stop`, no
+   * `response.completed`) as `other` with no raw reason, or reports no finish at all; `other` with
+   * a raw reason is a finish the AI SDK does not name, and is one.
+   */
+  #checkFinish(finishReason: string | undefined, rawFinishReason: string | undefined): void {
+    if (finishReason === 'error') {
+      throw new ModelError(`${this.id}: the provider ended the answer with an error`, { retryable: true });
+    }
+    if (finishReason === undefined || (finishReason === 'other' && rawFinishReason === undefined)) {
+      throw new ModelError(
+        `${this.id}: the answer ended without a finish reason (the stream was cut short), so it may be incomplete`,
+        { retryable: true },
+      );
+    }
+  }
+
+  #failure(thrown: unknown, runSignal: AbortSignal): unknown {
+    if (runSignal.aborted) return runSignal.reason;
+    if (ModelError.isInstance(thrown)) return thrown;
+    return toModelError(thrown, this.id, this.#options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS);
   }
 
   #usd(usage: Usage): number | undefined {

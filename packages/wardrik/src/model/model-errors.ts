@@ -1,14 +1,4 @@
-import {
-  APICallError,
-  InvalidArgumentError,
-  InvalidPromptError,
-  LoadAPIKeyError,
-  LoadSettingError,
-  MissingToolResultsError,
-  NoSuchModelError,
-  UnsupportedFunctionalityError,
-  UnsupportedModelVersionError,
-} from 'ai';
+import { AISDKError, APICallError, JSONParseError, TypeValidationError } from 'ai';
 import { ModelError } from '../errors.js';
 
 /** A retryable model failure that says how long the provider asked us to wait. */
@@ -17,22 +7,49 @@ export type RetryableModelError = ModelError & { readonly retryAfterMs?: number 
 /** Longest `Retry-After` honoured by default; a longer one is cut to this. */
 export const DEFAULT_MAX_RETRY_AFTER_MS = 60_000;
 
-const permanentErrors = [
-  InvalidArgumentError,
-  InvalidPromptError,
-  LoadAPIKeyError,
-  LoadSettingError,
-  MissingToolResultsError,
-  NoSuchModelError,
-  UnsupportedFunctionalityError,
-  UnsupportedModelVersionError,
-] as const;
+/**
+ * The AI SDK's setup errors, by name: a missing key or setting, an unknown model or provider, an
+ * unsupported model version or feature, a prompt it cannot send. Trying again gives the same
+ * error, so they fail the run at once.
+ *
+ * Matched by `name` (on an error that carries the AI SDK's marker), not by each class's
+ * `isInstance`: a class that declares no marker of its own, such as `UnsupportedModelVersionError`,
+ * inherits `AISDKError.isInstance`, which checks only the marker every AI SDK error carries, so it
+ * matches them all (a malformed chunk included).
+ */
+const SETUP_ERRORS: ReadonlySet<string> = new Set([
+  'AI_InvalidArgumentError',
+  'AI_InvalidPromptError',
+  'AI_InvalidMessageRoleError',
+  'AI_InvalidDataContentError',
+  'AI_MessageConversionError',
+  'AI_MissingToolResultsError',
+  'AI_LoadAPIKeyError',
+  'AI_LoadSettingError',
+  'AI_NoSuchModelError',
+  'AI_NoSuchProviderError',
+  'AI_UnsupportedFunctionalityError',
+  'AI_UnsupportedModelVersionError',
+]);
+
+/** Errors in what a provider sent, by name: worth another try. */
+const INVALID_ANSWER_ERRORS: ReadonlySet<string> = new Set([
+  'AI_InvalidResponseDataError',
+  'AI_EmptyResponseBodyError',
+]);
+
+/** How much of a malformed chunk a message quotes. */
+const QUOTE_LIMIT = 200;
 
 /**
- * Turns whatever an AI SDK model threw into a `ModelError`: 408, 409, 429, 5xx and network errors
- * are retryable (with `retryAfterMs` when the provider sent `retry-after-ms` or `Retry-After`);
- * other 4xx answers (a bad key, no access, an unknown model, a malformed request) and the SDK's
- * own setup errors are not, and fail the run at once.
+ * Turns whatever an AI SDK model threw into a `ModelError`, classified by the actual error:
+ * - retryable: 408, 409, 429 and 5xx answers (with `retryAfterMs` when the provider sent
+ *   `retry-after-ms` or `Retry-After`), network errors before or during the answer (a connection
+ *   cut mid-answer is reported as such), a malformed chunk, an invalid or empty answer, and
+ *   anything not known to be permanent;
+ * - permanent: other 4xx answers (a bad key, no access, an unknown model, a malformed request)
+ *   and the AI SDK's setup errors (a missing key or setting, an unknown model, an unsupported
+ *   model version or feature, a prompt it cannot send), which fail the run at once.
  *
  * @example
  * ```ts
@@ -45,12 +62,31 @@ export function toModelError(
   maxRetryAfterMs = DEFAULT_MAX_RETRY_AFTER_MS,
 ): RetryableModelError {
   if (APICallError.isInstance(thrown)) return fromApiCallError(thrown, modelLabel, maxRetryAfterMs);
-  const message = describe(thrown);
-  if (permanentErrors.some((family) => family.isInstance(thrown))) {
-    return new ModelError(`${modelLabel}: ${message}`, { retryable: false, cause: thrown });
+  if (isAiSdkError(thrown, SETUP_ERRORS)) {
+    return new ModelError(`${modelLabel}: ${describe(thrown)}`, { retryable: false, cause: thrown });
   }
-  // Network failures, a stream cut short, a malformed chunk: worth another try.
-  return new ModelError(`${modelLabel}: ${message}`, { retryable: true, cause: thrown });
+  return new ModelError(`${modelLabel}: ${describeRetryable(thrown)}`, { retryable: true, cause: thrown });
+}
+
+/** True when `thrown` is an AI SDK error (it carries the SDK's marker) whose name is in `names`. */
+function isAiSdkError(thrown: unknown, names: ReadonlySet<string>): thrown is AISDKError {
+  return AISDKError.isInstance(thrown) && names.has(thrown.name);
+}
+
+function describeRetryable(thrown: unknown): string {
+  if (JSONParseError.isInstance(thrown)) {
+    return `the provider sent a malformed chunk, not JSON (${describe(thrown.cause)}): ${quote(thrown.text)}`;
+  }
+  if (TypeValidationError.isInstance(thrown)) {
+    return `the provider sent a malformed chunk, of an unexpected shape: ${quote(JSON.stringify(thrown.value))}`;
+  }
+  if (isAiSdkError(thrown, INVALID_ANSWER_ERRORS)) return `the provider sent an invalid answer: ${describe(thrown)}`;
+  return describe(thrown);
+}
+
+function quote(text: string | undefined): string {
+  const whole = text ?? '';
+  return whole.length > QUOTE_LIMIT ? `${whole.slice(0, QUOTE_LIMIT)}…` : whole;
 }
 
 function fromApiCallError(error: APICallError, modelLabel: string, maxRetryAfterMs: number): RetryableModelError {
@@ -61,12 +97,48 @@ function fromApiCallError(error: APICallError, modelLabel: string, maxRetryAfter
       cause: error,
     });
   }
+  if (status < 300) return fromBrokenAnswer(error, modelLabel);
   const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
   const message = `${modelLabel}: HTTP ${status} (${statusMeaning(status)}) from ${error.url}: ${error.message}`;
   const modelError: RetryableModelError = new ModelError(message, { retryable, cause: error });
   const retryAfterMs = retryable ? retryAfterFrom(error.responseHeaders, maxRetryAfterMs) : undefined;
   if (retryAfterMs !== undefined) Object.assign(modelError, { retryAfterMs });
   return modelError;
+}
+
+/**
+ * The provider accepted the request (a 2xx status) but reading its answer failed: the AI SDK
+ * reports this as an `APICallError` carrying the 2xx status, "Failed to process successful
+ * response", caused by the socket error. Retryable: a model step can be made again.
+ */
+function fromBrokenAnswer(error: APICallError, modelLabel: string): ModelError {
+  const network = networkError(error.cause);
+  const message = network
+    ? `the connection was cut mid-answer: ${network.code} (${network.message}), from ${error.url}`
+    : `the answer from ${error.url} could not be read: ${describe(innermost(error))}`;
+  return new ModelError(`${modelLabel}: ${message}`, { retryable: true, cause: error });
+}
+
+/** The first error in a cause chain that has a string `code` (`ECONNRESET`, `UND_ERR_SOCKET`, …). */
+function networkError(thrown: unknown): (Error & { code: string }) | undefined {
+  const seen = new Set<unknown>();
+  for (let current = thrown; current instanceof Error && !seen.has(current); current = current.cause) {
+    seen.add(current);
+    const { code } = current as { code?: unknown };
+    if (typeof code === 'string') return current as Error & { code: string };
+  }
+  return undefined;
+}
+
+/** The deepest cause of an error (what really went wrong). */
+function innermost(thrown: unknown): unknown {
+  const seen = new Set<unknown>();
+  let current = thrown;
+  while (current instanceof Error && current.cause !== undefined && !seen.has(current)) {
+    seen.add(current);
+    current = current.cause;
+  }
+  return current;
 }
 
 function statusMeaning(status: number): string {
