@@ -1,12 +1,31 @@
 import { type LanguageModel, type LanguageModelUsage, streamText } from 'ai';
 import { ModelError } from '../errors.js';
 import { toModelMessages, toToolSet } from './ai-sdk-prompt.js';
+import { CallDeadline, type ModelCallLimits, type ModelTimeout } from './call-deadline.js';
 import type { GenerateOptions, Model, ModelRequest, ModelResponse, RequestedToolCall, Usage } from './model.js';
 import { DEFAULT_MAX_RETRY_AFTER_MS, toModelError } from './model-errors.js';
 import { defaultPrices, mergePrices, type PriceTable, usdFor } from './prices.js';
 
 /** An AI SDK language model object (specification v2 or v3), as providers such as `@ai-sdk/openai` make. */
 export type AiSdkLanguageModel = Exclude<LanguageModel, string>;
+
+/**
+ * Default longest wait for the next part of an answer (the first one included): 5 minutes. A
+ * reasoning model may think that long before its first token, and OpenAI's Chat Completions API
+ * streams nothing while it does; a false timeout costs a whole step made again (and can fail the
+ * run), while a stall caught later only costs the wait.
+ */
+export const DEFAULT_MODEL_IDLE_TIMEOUT_MS = 300_000;
+
+/**
+ * Default longest model call, from the request to the end of the answer: 20 minutes. It catches
+ * a provider that keeps a stream alive without finishing it, and leaves room for the longest
+ * real steps (minutes of reasoning, then tens of thousands of output tokens).
+ */
+export const DEFAULT_MODEL_TIMEOUT_MS = 1_200_000;
+
+/** The longest timer Node.js can set (about 24.8 days). */
+const MAX_TIMER_MS = 2_147_483_647;
 
 /** Options of {@link aiSdkModel}. */
 export interface AiSdkModelOptions {
@@ -20,6 +39,19 @@ export interface AiSdkModelOptions {
   readonly maxRetryAfterMs?: number;
   /** Where notices go (once per model: "no price for this model"). Default `console.warn`. */
   readonly log?: (message: string) => void;
+  /**
+   * The longest wait, in ms, for the next part of an answer (the first one included; the
+   * provider's keep-alive events count). Past it, the request is aborted and the step fails with
+   * a retryable `ModelError` naming the idle timeout. Default {@link DEFAULT_MODEL_IDLE_TIMEOUT_MS}
+   * (5 minutes); `Infinity` for none.
+   */
+  readonly idleTimeoutMs?: number;
+  /**
+   * The longest model call, in ms, from the request to the end of the answer. Past it, the
+   * request is aborted and the step fails with a retryable `ModelError` naming the timeout.
+   * Default {@link DEFAULT_MODEL_TIMEOUT_MS} (20 minutes); `Infinity` for none.
+   */
+  readonly timeoutMs?: number;
 }
 
 /**
@@ -29,9 +61,10 @@ export interface AiSdkModelOptions {
  *
  * The AI SDK does not retry (`maxRetries: 0`): Wardrik's run loop does, with backoff. Retryable
  * `ModelError`s: rate limits (429, with the provider's `Retry-After`), 408/409, 5xx answers,
- * network errors (before or in the middle of an answer), a malformed chunk, and a stream that
- * ends without a finish reason (its partial text is never taken as the answer). Other 4xx answers
- * (a bad key, an unknown model) and the AI SDK's setup errors fail the run at once.
+ * network errors (before or in the middle of an answer), a malformed chunk, a stream that ends
+ * without a finish reason (its partial text is never taken as the answer), and the idle and
+ * overall timeouts (`idleTimeoutMs`, `timeoutMs`), which abort the request. Other 4xx answers (a
+ * bad key, an unknown model) and the AI SDK's setup errors fail the run at once.
  *
  * @example
  * ```ts
@@ -39,7 +72,8 @@ export interface AiSdkModelOptions {
  * import { aiSdkModel, defineAgent } from 'wardrik'
  *
  * const openai = createOpenAI({ apiKey: process.env.OPENAI_API_KEY })
- * const agent = defineAgent({ name: 'support', instructions: '…', model: aiSdkModel(openai('gpt-4.1-mini')), tools })
+ * const model = aiSdkModel(openai('gpt-4.1-mini'), { idleTimeoutMs: 60_000, timeoutMs: 600_000 })
+ * const agent = defineAgent({ name: 'support', instructions: '…', model, tools })
  * ```
  */
 export function aiSdkModel(languageModel: AiSdkLanguageModel, options: AiSdkModelOptions = {}): Model {
@@ -60,6 +94,7 @@ class AiSdkModel implements Model {
   readonly #model: AiSdkLanguageModel;
   readonly #options: AiSdkModelOptions;
   readonly #prices: PriceTable;
+  readonly #limits: ModelCallLimits;
   #toldNoPrice = false;
 
   constructor(model: AiSdkLanguageModel, options: AiSdkModelOptions) {
@@ -67,14 +102,21 @@ class AiSdkModel implements Model {
     this.#options = options;
     this.#prices = options.prices ? mergePrices(defaultPrices, options.prices) : defaultPrices;
     this.id = options.id ?? `${model.provider.split('.')[0]}:${model.modelId}`;
+    this.#limits = {
+      idleTimeoutMs: checkTimeout('idleTimeoutMs', options.idleTimeoutMs, DEFAULT_MODEL_IDLE_TIMEOUT_MS),
+      timeoutMs: checkTimeout('timeoutMs', options.timeoutMs, DEFAULT_MODEL_TIMEOUT_MS),
+    };
   }
 
   async generate(request: ModelRequest, { signal, onTextDelta }: GenerateOptions): Promise<ModelResponse> {
+    const deadline = new CallDeadline(signal, this.#limits);
     let step: StreamedStep;
     try {
-      step = await this.#stream(request, signal, onTextDelta);
+      step = await this.#stream(request, deadline, onTextDelta);
     } catch (thrown) {
-      throw this.#failure(thrown, signal);
+      throw this.#failure(thrown, signal, deadline);
+    } finally {
+      deadline.dispose();
     }
     const { wardrikUsage, reported } = convertUsage(step.usage);
     const usd = reported ? this.#usd(wardrikUsage) : undefined;
@@ -89,7 +131,7 @@ class AiSdkModel implements Model {
 
   async #stream(
     request: ModelRequest,
-    signal: AbortSignal,
+    deadline: CallDeadline,
     onTextDelta: ((delta: string) => void) | undefined,
   ): Promise<StreamedStep> {
     const step: StreamedStep = { text: '', toolCalls: [], usage: undefined, truncated: false, finished: false };
@@ -99,12 +141,14 @@ class AiSdkModel implements Model {
       messages: toModelMessages(request.messages),
       tools: toToolSet(request.tools),
       maxRetries: 0,
-      abortSignal: signal,
+      abortSignal: deadline.signal,
+      includeRawChunks: true, // every event on the wire (keep-alive pings too) is a sign of life
       ...(this.#options.maxOutputTokens === undefined ? {} : { maxOutputTokens: this.#options.maxOutputTokens }),
       ...(this.#options.temperature === undefined ? {} : { temperature: this.#options.temperature }),
       onError: () => {}, // errors arrive as stream parts, below
     });
     for await (const part of result.fullStream) {
+      deadline.touch();
       if (part.type === 'text-delta') {
         step.text += part.text;
         onTextDelta?.(part.text);
@@ -118,7 +162,7 @@ class AiSdkModel implements Model {
       } else if (part.type === 'error') {
         throw part.error;
       } else if (part.type === 'abort') {
-        throw signal.reason ?? new Error('the model call was aborted');
+        throw deadline.signal.reason ?? new Error('the model call was aborted');
       }
     }
     if (!step.finished) this.#checkFinish(undefined, undefined);
@@ -143,10 +187,19 @@ class AiSdkModel implements Model {
     }
   }
 
-  #failure(thrown: unknown, runSignal: AbortSignal): unknown {
+  #failure(thrown: unknown, runSignal: AbortSignal, deadline: CallDeadline): unknown {
     if (runSignal.aborted) return runSignal.reason;
+    if (deadline.expired) return this.#timeoutError(deadline.expired, thrown);
     if (ModelError.isInstance(thrown)) return thrown;
     return toModelError(thrown, this.id, this.#options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS);
+  }
+
+  #timeoutError(limit: ModelTimeout, cause: unknown): ModelError {
+    const message =
+      limit === 'idle'
+        ? `no part of the answer came for ${this.#limits.idleTimeoutMs} ms (the idle timeout, idleTimeoutMs)`
+        : `the model call took longer than ${this.#limits.timeoutMs} ms (the timeout, timeoutMs)`;
+    return new ModelError(`${this.id}: ${message}; the request was aborted`, { retryable: true, cause });
   }
 
   #usd(usage: Usage): number | undefined {
@@ -160,6 +213,15 @@ class AiSdkModel implements Model {
     }
     return usd;
   }
+}
+
+/** A timeout option: a positive number of ms, `Infinity` for none, or the default when unset. */
+function checkTimeout(name: string, value: number | undefined, byDefault: number): number {
+  if (value === undefined) return byDefault;
+  if (value === Number.POSITIVE_INFINITY || (value > 0 && value <= MAX_TIMER_MS)) return value;
+  throw new RangeError(
+    `aiSdkModel: ${name} must be a number of milliseconds from 1 to ${MAX_TIMER_MS}, or Infinity for none; got ${value}`,
+  );
 }
 
 /** The AI SDK's usage as Wardrik's; `reported` is false when the provider reported no token counts. */

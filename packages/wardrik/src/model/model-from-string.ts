@@ -35,12 +35,14 @@ const FORMS =
  *   `WARDRIK_API_KEY`.
  *
  * Throws {@link ModelSpecError} naming the problem: an unknown provider, no model, a missing key
- * (naming its variable).
+ * (naming its variable). `options` are {@link aiSdkModel}'s: prices, the model call's time limits
+ * (`idleTimeoutMs`, default 5 minutes; `timeoutMs`, default 20 minutes), and so on.
  *
  * @example
  * ```ts
  * const model = modelFromString('openai:gpt-4.1-mini')
  * const local = modelFromString('openai-compatible:llama3.2@http://127.0.0.1:11434/v1')
+ * const patient = modelFromString('anthropic:claude-sonnet-4-5', process.env, { idleTimeoutMs: 60_000, timeoutMs: 600_000 })
  * ```
  */
 export function modelFromString(
