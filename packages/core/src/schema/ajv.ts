@@ -1,15 +1,51 @@
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { Ajv, type ValidateFunction } from 'ajv';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import Ajv04Module from 'ajv-draft-04';
 import addFormatsModule from 'ajv-formats';
 import type { Issue } from '../answer.js';
 import { describeType } from '../describe-type.js';
+import { type Dialect, dialectOf } from './dialect.js';
 import type { JsonSchema } from './types.js';
 
-// ajv-formats is CommonJS; its default export arrives wrapped under NodeNext resolution.
-const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+/** What Wardrik uses of an Ajv instance, whichever dialect it speaks. */
+interface Compiler {
+  compile(schema: object): ValidateFunction;
+}
 
-/** One Ajv for every tool: all errors, defaults filled in, no coercion, schema checked on compile. */
-const ajv = new Ajv2020({ allErrors: true, useDefaults: true, strict: false, verbose: true, addUsedSchema: false });
-addFormats(ajv);
+// ajv-formats and ajv-draft-04 are CommonJS; their default exports arrive wrapped under NodeNext resolution.
+const addFormats = addFormatsModule as unknown as (ajv: Compiler) => void;
+const Ajv04 = ((Ajv04Module as unknown as { default?: unknown }).default ?? Ajv04Module) as typeof Ajv;
+
+/** Every Ajv: all errors, defaults filled in, no coercion, schema checked on compile. */
+const options = { allErrors: true, useDefaults: true, strict: false, verbose: true, addUsedSchema: false } as const;
+
+/** One Ajv per dialect, made when first needed. */
+const compilers = new Map<Dialect, Compiler>();
+
+function compilerFor(dialect: Dialect): Compiler {
+  let compiler = compilers.get(dialect);
+  if (!compiler) {
+    compiler = createCompiler(dialect);
+    addFormats(compiler);
+    compilers.set(dialect, compiler);
+  }
+  return compiler;
+}
+
+function createCompiler(dialect: Dialect): Compiler {
+  switch (dialect) {
+    case 'draft-04':
+      return new Ajv04(options);
+    case 'draft-06': // draft-07 only added keywords: its Ajv reads draft-06 schemas as they mean
+    case 'draft-07':
+      return new Ajv(options);
+    case '2019-09':
+      return new Ajv2019(options);
+    case '2020-12':
+      return new Ajv2020(options);
+  }
+}
 
 /**
  * Validators by the JSON text of their schema. Ajv keeps everything it compiles for as long as it
@@ -18,20 +54,29 @@ addFormats(ajv);
  */
 const compiled = new Map<string, ValidateFunction>();
 
-/** Compiles a JSON Schema, or reuses the validator of an identical one. Throws Ajv's error if the schema is invalid. */
-export function compileJsonSchema(schema: JsonSchema): ValidateFunction {
+/**
+ * Compiles a JSON Schema with the Ajv of its dialect (see `dialectOf`), or reuses the validator of
+ * an identical one. Throws Ajv's error if the schema is invalid.
+ */
+export function compileJsonSchema(schema: JsonSchema, dialect: Dialect = dialectOf(schema)): ValidateFunction {
   let key: string | undefined;
   try {
     key = JSON.stringify(schema);
   } catch {
-    return ajv.compile(schema as object);
+    return compile(schema, dialect);
   }
   let validate = compiled.get(key);
   if (!validate) {
-    validate = ajv.compile(schema as object);
+    validate = compile(schema, dialect);
     compiled.set(key, validate);
   }
   return validate;
+}
+
+/** Each Ajv's own meta-schema is its dialect's, so `$schema` (in whichever spelling) is left to it. */
+function compile(schema: JsonSchema, dialect: Dialect): ValidateFunction {
+  const { $schema: _named, ...rest } = schema;
+  return compilerFor(dialect).compile(rest);
 }
 
 /** Ajv's errors as issues naming the field and what was expected. */

@@ -1,8 +1,10 @@
 import { describeType } from '../describe-type.js';
 import { ToolDefinitionError } from '../errors.js';
 import { compileJsonSchema, issuesFromAjv } from './ajv.js';
+import { dialectOf } from './dialect.js';
 import { shorthandToJsonSchema } from './shorthand.js';
 import { compileStandardSchema, isStandardSchema } from './standard.js';
+import { toDraft202012 } from './to-draft-2020-12.js';
 import type { CompiledSchema, JsonSchema, SchemaInput, Shorthand, ValidationResult } from './types.js';
 
 const jsonSchemaMarkers = ['$schema', '$ref', 'anyOf', 'oneOf', 'allOf'];
@@ -15,8 +17,12 @@ export function isJsonSchema(value: object): value is JsonSchema {
 
 /**
  * Compiles a tool's schema once, in any of its three forms: the keyword shorthand, a JSON Schema
- * (draft 2020-12) or a Standard Schema (Zod 4 and others). No schema means no arguments.
- * Throws `ToolDefinitionError` naming the problem if the schema is invalid.
+ * or a Standard Schema (Zod 4 and others). No schema means no arguments. Throws
+ * `ToolDefinitionError` naming the problem if the schema is invalid.
+ *
+ * A JSON Schema may be written in draft-04, draft-06, draft-07, 2019-09 or 2020-12, named by its
+ * `$schema` (none: 2020-12, or 2019-09 if it uses tuple `items: [...]`). Arguments are checked in
+ * that dialect; the model is offered the schema in draft 2020-12 (`jsonSchema`).
  *
  * Unknown fields: shorthand refuses them; a JSON Schema decides with its own
  * `additionalProperties`; a Standard Schema as its library does (Zod objects drop them).
@@ -47,9 +53,10 @@ export function compileSchema(input: SchemaInput | undefined): CompiledSchema {
 }
 
 function compileJson(jsonSchema: JsonSchema, form: 'shorthand' | 'json-schema'): CompiledSchema {
+  const dialect = dialectOf(jsonSchema);
   let check: ReturnType<typeof compileJsonSchema>;
   try {
-    check = compileJsonSchema(jsonSchema);
+    check = compileJsonSchema(jsonSchema, dialect);
   } catch (cause) {
     throw new ToolDefinitionError(`schema: not a valid JSON Schema: ${(cause as Error).message}`, { cause });
   }
@@ -61,7 +68,7 @@ function compileJson(jsonSchema: JsonSchema, form: 'shorthand' | 'json-schema'):
     if (check(data)) return { ok: true, value: data as Record<string, unknown> };
     return { ok: false, issues: issuesFromAjv(check.errors ?? [], data) };
   };
-  return { form, jsonSchema, validate };
+  return { form, jsonSchema: toDraft202012(jsonSchema, dialect), validate };
 }
 
 /** Rejects a shorthand default that its own field would refuse. */

@@ -1,7 +1,7 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { Issue } from '../answer.js';
 
-/** A JSON Schema (draft 2020-12) object. */
+/** A JSON Schema object (draft-04, -06, -07, 2019-09 or 2020-12, named by its `$schema`). */
 export type JsonSchema = { readonly [keyword: string]: unknown };
 
 /** The type of a field in the keyword shorthand. */
@@ -42,7 +42,7 @@ export type ValidationResult =
 export interface CompiledSchema {
   /** Which form the schema was given in. */
   readonly form: 'shorthand' | 'json-schema' | 'standard-schema';
-  /** What the model is given: a JSON Schema (draft 2020-12) with `type: 'object'`. */
+  /** What the model is given: a JSON Schema in draft 2020-12 (an older dialect translated) with `type: 'object'`. */
   readonly jsonSchema: JsonSchema;
   /** Checks arguments. Synchronous unless a Standard Schema validates asynchronously. */
   validate(value: unknown): ValidationResult | Promise<ValidationResult>;
