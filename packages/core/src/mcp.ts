@@ -25,6 +25,11 @@ export interface McpTool {
   readonly inputSchema: JsonSchema;
   readonly outputSchema?: JsonSchema;
   readonly annotations?: McpToolAnnotations;
+  /**
+   * How the tool runs (MCP 2025-11-25): whether a call may or must be task-augmented (run as an
+   * MCP task the client polls). Absent means `forbidden`.
+   */
+  readonly execution?: { readonly taskSupport?: 'forbidden' | 'optional' | 'required' };
   readonly _meta?: Record<string, unknown>;
 }
 

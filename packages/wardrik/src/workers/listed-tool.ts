@@ -1,14 +1,21 @@
-import { fromMcpTool, isValidToolName, type McpTool, ToolDefinitionError } from '@wardrik/core';
+import { type Answer, error, fromMcpTool, isValidToolName, type McpTool, ToolDefinitionError } from '@wardrik/core';
+import { workerModelName } from './model-name.js';
+import { buildWorkerTool } from './worker-tool.js';
 
-/** JSON Schema dialects older than 2020-12 whose `$schema` Wardrik drops (the keywords tools use mean the same). */
-const olderDialects = [
-  'http://json-schema.org/draft-07/schema',
-  'https://json-schema.org/draft-07/schema',
-  'https://json-schema.org/draft/2019-09/schema',
-];
+/** Why a tool that needs MCP tasks is left out. */
+export const TASKS_REQUIRED =
+  'requires MCP task augmentation (execution.taskSupport "required"), which Wardrik does not support yet';
 
-/** Checks one item of a worker's `tools/list`: a valid name and an input schema that compiles. */
-export function checkListedTool(item: unknown): { ok: true; tool: McpTool } | { ok: false; reason: string } {
+const neverRun = async (): Promise<Answer> => error('not run');
+
+/**
+ * Checks one item of a worker's `tools/list`: a valid MCP name, an input schema that compiles (in
+ * any dialect from draft-04 to 2020-12), no need for MCP tasks, and that the tool builds exactly as
+ * the hub will build it for the model (under its model name).
+ */
+export function checkListedTool(
+  item: unknown,
+): { ok: true; tool: McpTool; modelName: string } | { ok: false; reason: string } {
   if (typeof item !== 'object' || item === null || Array.isArray(item)) return { ok: false, reason: 'not an object' };
   const listed = item as McpTool;
   if (!isValidToolName(listed.name)) {
@@ -20,14 +27,21 @@ export function checkListedTool(item: unknown): { ok: true; tool: McpTool } | { 
   if (typeof listed.inputSchema !== 'object' || listed.inputSchema === null) {
     return { ok: false, reason: 'inputSchema is required and must be an object' };
   }
-  const { $schema, ...rest } = listed.inputSchema as Record<string, unknown>;
-  const dropSchema = typeof $schema === 'string' && olderDialects.some((dialect) => $schema.startsWith(dialect));
-  const tool: McpTool = { ...listed, inputSchema: dropSchema ? rest : listed.inputSchema };
+  if (listed.execution?.taskSupport === 'required') return { ok: false, reason: TASKS_REQUIRED };
+  const modelName = workerModelName(listed.name);
   try {
-    fromMcpTool(tool, () => null);
+    fromMcpTool(listed, () => null);
+    buildWorkerTool({
+      modelName,
+      workerName: listed.name,
+      listed,
+      hints: [listed.annotations ?? {}],
+      trusted: false,
+      run: neverRun,
+    });
   } catch (cause) {
     if (ToolDefinitionError.isInstance(cause)) return { ok: false, reason: cause.message };
-    throw cause;
+    return { ok: false, reason: `could not be built: ${String(cause)}` };
   }
-  return { ok: true, tool };
+  return { ok: true, tool: listed, modelName };
 }

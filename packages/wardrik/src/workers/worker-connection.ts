@@ -70,6 +70,8 @@ export class WorkerConnection {
   readonly connectedAt: number;
   /** The tools it offers, by name (valid ones only). */
   tools = new Map<string, McpTool>();
+  /** The name the model sees for each tool it offers (see `workerModelName`), by the tool's name. */
+  modelNames = new Map<string, string>();
   /** Tools left out of its last list, with why. */
   rejected: Array<{ name: string; reason: string }> = [];
   /** Calls in flight. */
@@ -191,17 +193,28 @@ export class WorkerConnection {
     }
     if (this.#closed) return;
     const accepted = new Map<string, McpTool>();
+    const modelNames = new Map<string, string>();
+    /** Which tool has each model name. */
+    const named = new Map<string, string>();
     const rejected: Array<{ name: string; reason: string }> = [];
     for (const item of tools) {
       const checked = checkListedTool(item);
       const name = describeName(item);
       if (!checked.ok) rejected.push({ name, reason: checked.reason });
       else if (accepted.has(checked.tool.name)) rejected.push({ name, reason: 'listed twice; the first is kept' });
-      else accepted.set(checked.tool.name, checked.tool);
+      else if (named.has(checked.modelName)) {
+        const other = JSON.stringify(named.get(checked.modelName));
+        rejected.push({ name, reason: `its model name ${checked.modelName} is also that of ${other}, listed before` });
+      } else {
+        accepted.set(checked.tool.name, checked.tool);
+        modelNames.set(checked.tool.name, checked.modelName);
+        named.set(checked.modelName, checked.tool.name);
+      }
     }
     for (const { name, reason } of rejected)
       this.#options.log(`worker ${this.principal.name}: tool ${name} left out: ${reason}`);
     this.tools = accepted;
+    this.modelNames = modelNames;
     this.rejected = rejected;
     this.#options.onTools(this);
   }

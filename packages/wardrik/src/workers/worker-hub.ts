@@ -1,38 +1,22 @@
 import {
-  type Annotations,
   type Answer,
   type Arguments,
   error,
-  getPrivate,
   type McpTool,
   META,
   mcpResultToAnswer,
-  OUTSIDE,
-  putPrivate,
   type Tool,
   type ToolContext,
-  tool,
 } from '@wardrik/core';
 import type { WebSocket } from 'ws';
 import { can } from '../auth/permissions.js';
 import type { Principal } from '../auth/types.js';
+import { WORKER_PREFIX, workerModelName } from './model-name.js';
 import { type ConnectionOptions, WorkerConnection } from './worker-connection.js';
+import { buildWorkerTool } from './worker-tool.js';
 
-/** The private key marking a tool as offered by workers. */
-export const WORKER_TOOL = Symbol.for('wardrik.worker-tool');
-
-/** What the private data of a worker tool says. */
-export interface WorkerToolInfo {
-  /** The tool's name as the workers list it (the model sees `workers__NAME`). */
-  readonly workerName: string;
-  /** Whether every worker offering it marks it read-only. */
-  readonly readOnlyEverywhere: boolean;
-  /** True for a stand-in: no worker offered the tool when it was asked for. */
-  readonly standIn?: boolean;
-}
-
-/** The prefix the model sees before a worker tool's name. */
-export const WORKER_PREFIX = 'workers__';
+export { WORKER_PREFIX } from './model-name.js';
+export { WORKER_TOOL, type WorkerToolInfo } from './worker-tool.js';
 
 /** Settings of the hub. */
 export interface HubOptions {
@@ -58,7 +42,14 @@ export interface WorkerInfo {
   readonly id: string;
   readonly principal: string;
   readonly connectedAt: number;
+  /** The tools it offers, by the names it lists them under. */
   readonly tools: readonly string[];
+  /**
+   * The name the model sees for each tool it offers, by the tool's name: `workers__NAME`, or for a
+   * name that model providers would refuse (dots, over 55 characters) a safe one with a hash.
+   */
+  readonly modelNames: Readonly<Record<string, string>>;
+  /** The tools it listed that are left out, with why. */
   readonly rejected: ReadonlyArray<{ readonly name: string; readonly reason: string }>;
   readonly inflight: number;
 }
@@ -77,6 +68,8 @@ export class WorkerHub {
   readonly #cache = new Map<string, { version: number; tools: Map<string, Tool<Arguments>> }>();
   /** Who offers each tool to each agent, until the next change. */
   readonly #offersCache = new Map<string, Offers>();
+  /** Tools that could not be built for the model, by connection id and tool name, with why. */
+  readonly #unbuilt = new Map<string, Map<string, string>>();
 
   constructor(options: HubOptions = {}) {
     this.#options = {
@@ -99,9 +92,13 @@ export class WorkerHub {
       pingTimeoutMs: this.#options.pingTimeoutMs,
       maxFaults: this.#options.maxFaults,
       log: this.#options.log,
-      onTools: () => this.#changed(),
+      onTools: (listed) => {
+        this.#unbuilt.delete(listed.id);
+        this.#changed();
+      },
       onClose: (closed) => {
         this.#connections.delete(closed.id);
+        this.#unbuilt.delete(closed.id);
         this.#changed();
       },
     };
@@ -113,50 +110,75 @@ export class WorkerHub {
 
   /** The connected workers. */
   list(): WorkerInfo[] {
-    return [...this.#connections.values()].map((connection) => ({
-      id: connection.id,
-      principal: connection.principal.name,
-      connectedAt: connection.connectedAt,
-      tools: [...connection.tools.keys()],
-      rejected: connection.rejected,
-      inflight: connection.inflight,
-    }));
+    return [...this.#connections.values()].map((connection) => {
+      const unbuilt = this.#unbuilt.get(connection.id) ?? new Map<string, string>();
+      const offered = [...connection.modelNames].filter(([name]) => !unbuilt.has(name));
+      return {
+        id: connection.id,
+        principal: connection.principal.name,
+        connectedAt: connection.connectedAt,
+        tools: offered.map(([name]) => name),
+        modelNames: Object.fromEntries(offered),
+        rejected: [...connection.rejected, ...[...unbuilt].map(([name, reason]) => ({ name, reason }))],
+        inflight: connection.inflight,
+      };
+    });
   }
 
   /**
-   * The worker tools `agent` gets now, by the name the model sees (`workers__NAME`), for the
-   * agent's patterns (`workers/*`, `workers/NAME`).
+   * The worker tools `agent` gets now, by the name the model sees (see `WorkerInfo.modelNames`),
+   * for the agent's patterns (`workers/*`, `workers/NAME`). A tool that cannot be built is left
+   * out (logged, and shown in `rejected`): it never fails a run.
    */
   toolsFor(agent: string, patterns: readonly string[]): Map<string, Tool<Arguments>> {
     const cached = this.#cache.get(agent);
     if (cached && cached.version === this.#version) return cached.tools;
     const tools = new Map<string, Tool<Arguments>>();
-    const names = new Set<string>();
-    for (const connection of this.#serving(agent)) for (const name of connection.tools.keys()) names.add(name);
-    for (const name of names) {
+    for (const [modelName, name] of this.#names(agent)) {
       if (!matches(patterns, name)) continue;
       const offers = this.#offers(agent, name);
-      const first = offers.winners[0]?.tools.get(name);
-      if (!first) continue;
-      tools.set(`${WORKER_PREFIX}${name}`, this.#tool(agent, name, first, offers.all));
+      const winner = offers.winners[0];
+      const listed = winner?.tools.get(name);
+      if (!winner || !listed) continue;
+      const built = this.#build(winner, {
+        modelName,
+        workerName: name,
+        listed,
+        hints: offers.all.map((connection) => connection.tools.get(name)?.annotations ?? {}),
+        run: (args, context) => this.#route(agent, name, args, context),
+      });
+      if (built) tools.set(modelName, built);
     }
     this.#cache.set(agent, { version: this.#version, tools });
     return tools;
   }
 
   /**
-   * A worker tool by the name the model used, even when no worker offers it now: a call to it
-   * waits up to `unavailableWaitMs` for one.
+   * A worker tool by the name the model used, even when no worker offers it now (say, a call
+   * recovered after a restart, before its worker is back): a call to it waits up to
+   * `unavailableWaitMs` for one, and then runs on it.
    */
   toolFor(agent: string, patterns: readonly string[], modelName: string): Tool<Arguments> | undefined {
     if (!modelName.startsWith(WORKER_PREFIX)) return undefined;
-    const name = modelName.slice(WORKER_PREFIX.length);
-    if (!matches(patterns, name)) return undefined;
     const offered = this.toolsFor(agent, patterns).get(modelName);
     if (offered) return offered;
-    const standIn = this.#tool(agent, name, { name, description: '', inputSchema: { type: 'object' } }, []);
-    const info = getPrivate<WorkerToolInfo | undefined>(standIn, WORKER_TOOL, undefined);
-    return putPrivate(standIn, WORKER_TOOL, { ...info, standIn: true });
+    if (!mayMatch(patterns, modelName)) return undefined;
+    const guess = modelName.slice(WORKER_PREFIX.length);
+    return buildWorkerTool({
+      modelName,
+      workerName: guess,
+      listed: { name: guess, description: '', inputSchema: { type: 'object' } },
+      hints: [],
+      trusted: this.#options.trustedWorkers,
+      standIn: true,
+      run: async (args, context) => {
+        const tool = await this.awaitTool(agent, patterns, modelName, context.signal);
+        if (tool) return (await tool.run(args, context)) as Answer;
+        return error(`Unavailable: no worker offers ${guess} (waited ${this.#options.unavailableWaitMs} ms)`, {
+          code: 'unavailable',
+        });
+      },
+    });
   }
 
   /**
@@ -191,25 +213,50 @@ export class WorkerHub {
     for (const connection of this.#connections.values()) connection.close(1001, 'Wardrik is shutting down');
   }
 
-  #tool(agent: string, name: string, listed: McpTool, offering: readonly WorkerConnection[]): Tool<Arguments> {
-    const hints = offering.map((connection) => connection.tools.get(name)?.annotations ?? {});
-    const every = (test: (hint: (typeof hints)[number]) => boolean) => hints.length > 0 && hints.every(test);
-    const annotations: Record<string, unknown> = {};
-    if (every((hint) => hint.readOnlyHint === true)) annotations.readOnly = true;
-    if (every((hint) => hint.readOnlyHint === true || hint.idempotentHint === true)) annotations.idempotent = true;
-    if (hints.some((hint) => hint.destructiveHint === true)) annotations.destructive = true;
-    if (hints.some((hint) => hint.openWorldHint === true)) annotations.openWorld = true;
-    if (!this.#options.trustedWorkers) annotations.labels = [OUTSIDE];
-    const built = tool({
-      name: `${WORKER_PREFIX}${name}`,
-      ...(listed.title === undefined ? {} : { title: listed.title }),
-      description: listed.description ?? '',
-      schema: { type: 'object', ...listed.inputSchema },
-      annotations: annotations as Annotations,
-      run: (args, context) => this.#route(agent, name, args, context),
-    });
-    const info: WorkerToolInfo = { workerName: name, readOnlyEverywhere: annotations.readOnly === true };
-    return putPrivate(built, WORKER_TOOL, info);
+  /**
+   * Builds a worker tool, or leaves it out (logged, and shown in the connection's `rejected`) if it
+   * cannot be built: an exception here must never reach a run.
+   */
+  #build(
+    owner: WorkerConnection,
+    spec: Omit<Parameters<typeof buildWorkerTool>[0], 'trusted'>,
+  ): Tool<Arguments> | undefined {
+    try {
+      return buildWorkerTool({ ...spec, trusted: this.#options.trustedWorkers });
+    } catch (cause) {
+      const reason = `could not be offered to the model: ${cause instanceof Error ? cause.message : String(cause)}`;
+      let unbuilt = this.#unbuilt.get(owner.id);
+      if (!unbuilt) {
+        unbuilt = new Map();
+        this.#unbuilt.set(owner.id, unbuilt);
+      }
+      if (!unbuilt.has(spec.workerName)) {
+        unbuilt.set(spec.workerName, reason);
+        this.#options.log(`worker ${owner.principal.name}: tool ${spec.workerName} left out: ${reason}`);
+      }
+      return undefined;
+    }
+  }
+
+  /**
+   * The tools the workers serving `agent` offer: model name → tool name, the oldest worker's first.
+   * Two tools whose names map to one model name (possible only by a hash collision or a name made
+   * to look mapped) cannot both be offered: the older worker's stays, and the other is logged.
+   */
+  #names(agent: string): Map<string, string> {
+    const names = new Map<string, string>();
+    for (const connection of this.#serving(agent)) {
+      for (const [name, modelName] of connection.modelNames) {
+        const taken = names.get(modelName);
+        if (taken === undefined) names.set(modelName, name);
+        else if (taken !== name) {
+          this.#options.log(
+            `worker ${connection.principal.name}: tool ${name} is not offered to ${agent}: its model name ${modelName} is also that of ${taken}, offered by an older worker`,
+          );
+        }
+      }
+    }
+    return names;
   }
 
   async #route(agent: string, name: string, args: Arguments, context: ToolContext): Promise<Answer> {
@@ -306,4 +353,13 @@ function toolTimeout(listed: McpTool | undefined): number | undefined {
 /** Whether a worker tool `name` matches an agent's patterns (`workers/*`, `workers/NAME`). */
 export function matches(patterns: readonly string[], name: string): boolean {
   return patterns.some((pattern) => pattern === 'workers/*' || pattern === `workers/${name}`);
+}
+
+/** Whether a tool the model calls `modelName` may match an agent's patterns, whatever the worker names it. */
+function mayMatch(patterns: readonly string[], modelName: string): boolean {
+  return patterns.some(
+    (pattern) =>
+      pattern === 'workers/*' ||
+      (pattern.startsWith('workers/') && workerModelName(pattern.slice('workers/'.length)) === modelName),
+  );
 }
