@@ -36,6 +36,11 @@ export class PrincipalNotFoundError extends family('principal_not_found') {}
 export class TokenNotFoundError extends family('token_not_found') {}
 /** The store failed or is misconfigured. */
 export class StoreError extends family('store') {}
+/**
+ * A run whose journal this Wardrik can't load (a record of a newer format, a corrupt record). It is
+ * left as it is on disk, marked with the reason (`RunRow.attention`); it can still be cancelled.
+ */
+export class RunNeedsAttentionError extends family('run_needs_attention') {}
 
 /** A model failure. `retryable: false` (a bad key, an unknown model) fails the run at once. */
 export class ModelError extends family('model') {

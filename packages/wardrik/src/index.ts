@@ -21,6 +21,7 @@ export {
   ParkNotFoundError,
   PrincipalNotFoundError,
   RunEndedError,
+  RunNeedsAttentionError,
   RunNotFoundError,
   StaleParkAnswerError,
   StoreError,

@@ -1,4 +1,12 @@
-import { type Answer, type Approval, addMeasures, type Label, type Measures, mergeLabels } from '@wardrik/core';
+import {
+  type Answer,
+  type Approval,
+  addMeasures,
+  type Label,
+  type Measures,
+  mergeLabels,
+  normalizeArguments,
+} from '@wardrik/core';
 import type { Message, ModelToolCall } from '../model/model.js';
 import type { RunStatus } from '../store/store.js';
 import type { Budget, JournalRecord, Park, ParkDecision, StoredRecord } from './records.js';
@@ -11,8 +19,14 @@ export interface CallState {
   readonly callId: string;
   readonly modelCallId?: string;
   readonly name: string;
-  /** The arguments it runs with (a person's edit replaces the model's). */
+  /**
+   * The arguments it runs with, normalized once (a JSON object; a string holding one is parsed):
+   * what the policy judges, a park shows, its hash covers and the tool receives. A person's edit
+   * replaces them.
+   */
   arguments: unknown;
+  /** Why the model's arguments can't be used (not a JSON object, too deep): the call is answered with this error. */
+  invalidArguments?: string;
   /** Set when a person edited the arguments before it ran. */
   editedBy?: string;
   idempotencyKey: string;
@@ -49,6 +63,10 @@ export interface RunState {
   messages: Message[];
   /** The calls of the latest model step, in the order the model asked for them. */
   calls: CallState[];
+  /** The same calls by id. */
+  callsById: Map<string, CallState>;
+  /** How many of them have no answer yet. */
+  unanswered: number;
   /** The latest model step was cut off at its output token limit (its calls are never run). */
   truncated: boolean;
   parks: Map<string, ParkState>;
@@ -78,6 +96,8 @@ export function emptyState(runId: string): RunState {
     labels: [],
     messages: [],
     calls: [],
+    callsById: new Map(),
+    unanswered: 0,
     truncated: false,
     parks: new Map(),
     openParks: 0,
@@ -122,6 +142,8 @@ export function applyRecord(state: RunState, seq: number, record: JournalRecord)
       state.messages.push({ role: 'assistant', text: record.text, toolCalls: record.toolCalls });
       state.truncated = record.truncated === true;
       state.calls = state.truncated ? [] : record.toolCalls.map(requestedCall);
+      state.callsById = new Map(state.calls.map((call) => [call.callId, call]));
+      state.unanswered = state.calls.length;
       return;
     case 'call-started': {
       const call = findCall(state, record.callId);
@@ -133,11 +155,12 @@ export function applyRecord(state: RunState, seq: number, record: JournalRecord)
     }
     case 'call-answered': {
       const call = findCall(state, record.callId);
+      if (call.status !== 'answered') state.unanswered -= 1;
       call.status = 'answered';
       call.answer = record.answer;
       state.measures = addMeasures(state.measures, record.answer.measures);
       if (record.answer.labels.length) state.labels = mergeLabels(state.labels, record.answer.labels);
-      if (state.calls.every((each) => each.status === 'answered')) {
+      if (state.unanswered === 0) {
         for (const each of state.calls) state.messages.push(toolMessage(each));
       }
       return;
@@ -193,11 +216,15 @@ export function applyRecord(state: RunState, seq: number, record: JournalRecord)
 }
 
 function requestedCall(call: ModelToolCall): CallState {
+  // Journals written before arguments were normalized may hold a JSON string: normalize here too.
+  const normalized = call.invalidArguments === undefined ? normalizeArguments(call.arguments) : undefined;
+  const invalid = call.invalidArguments ?? (normalized?.ok === false ? normalized.reason : undefined);
   return {
     callId: call.callId,
     ...(call.modelCallId === undefined ? {} : { modelCallId: call.modelCallId }),
     name: call.name,
-    arguments: call.arguments,
+    arguments: normalized?.ok ? normalized.value : call.arguments,
+    ...(invalid === undefined ? {} : { invalidArguments: invalid }),
     idempotencyKey: '',
     repeatable: false,
     status: 'requested',
@@ -206,7 +233,7 @@ function requestedCall(call: ModelToolCall): CallState {
 }
 
 function findCall(state: RunState, callId: string): CallState {
-  const call = state.calls.find((each) => each.callId === callId);
+  const call = state.callsById.get(callId);
   if (!call) throw new Error(`journal of run ${state.runId}: no call ${callId} in the current step`);
   return call;
 }

@@ -7,7 +7,10 @@ export interface ModelToolCall {
   /** The id the model gave the call, if any (providers echo it back with the result). */
   readonly modelCallId?: string;
   readonly name: string;
+  /** The arguments, normalized to a JSON object when they could be (see `normalizeArguments`). */
   readonly arguments: unknown;
+  /** Why the arguments can't be used; `arguments` then holds what could be kept of them (or null). */
+  readonly invalidArguments?: string;
 }
 
 /** One message of a run's conversation, as the model sees it. */

@@ -1,3 +1,4 @@
+import { exceedsDepth, MAX_JSON_DEPTH } from '@wardrik/core';
 import { checkBudget } from '../agent.js';
 import { InvalidParkAnswerError } from '../errors.js';
 import type { ParkDecision, ParkKind } from '../journal/records.js';
@@ -29,7 +30,7 @@ export function checkDecision(kind: ParkKind, decision: unknown): ParkDecision {
     case 'answer':
       if (!('value' in fields))
         throw new InvalidParkAnswerError(`decision.value: required for 'answer' (the call's answer)`);
-      return { type, value: fields.value };
+      return { type, value: plainJson(fields.value, 'decision.value') };
     case 'retry':
       checkOptionalString(fields.note, 'decision.note');
       return fields.note === undefined ? { type } : { type, note: fields.note as string };
@@ -55,7 +56,7 @@ export function checkDecision(kind: ParkKind, decision: unknown): ParkDecision {
       checkOptionalString(fields.note, 'decision.note');
       return {
         type,
-        arguments: edited as Record<string, unknown>,
+        arguments: plainJson(edited, 'decision.arguments') as Record<string, unknown>,
         ...(fields.note === undefined ? {} : { note: fields.note as string }),
       };
     }
@@ -74,6 +75,22 @@ export function checkDecision(kind: ParkKind, decision: unknown): ParkDecision {
         throw new InvalidParkAnswerError((cause as Error).message, { cause });
       }
     }
+  }
+}
+
+/**
+ * A person's value as the journal will keep it: plain JSON (so a resumed run sees what this one
+ * does), nested at most `MAX_JSON_DEPTH` levels.
+ */
+function plainJson(value: unknown, where: string): unknown {
+  if (exceedsDepth(value, MAX_JSON_DEPTH)) {
+    throw new InvalidParkAnswerError(`${where}: nests deeper than ${MAX_JSON_DEPTH} levels, the most accepted`);
+  }
+  try {
+    const json = JSON.stringify(value);
+    return json === undefined ? null : JSON.parse(json);
+  } catch (cause) {
+    throw new InvalidParkAnswerError(`${where}: expected JSON data (${(cause as Error).message})`, { cause });
   }
 }
 

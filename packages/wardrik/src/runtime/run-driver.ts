@@ -8,12 +8,13 @@ import {
   getPrivate,
   type Measures,
   ok,
+  type Progress,
   repeatable,
   type Tool,
 } from '@wardrik/core';
 import type { Agent } from '../agent.js';
 import { toolDefinition } from '../agent.js';
-import { ModelError } from '../errors.js';
+import { ModelError, StoreError } from '../errors.js';
 import {
   type EndStatus,
   JOURNAL_VERSION,
@@ -32,6 +33,7 @@ import { backoffDelay, type RetryPolicy, sleep } from './backoff.js';
 import { type EventHub, recordEvent } from './events.js';
 import { parkHash } from './park-hash.js';
 import { callFacts, type Decision, decide, type Policy } from './policy.js';
+import { journaledArguments, storableAnswer } from './storable.js';
 
 /** What a driver needs from the runtime. */
 export interface DriverDeps {
@@ -140,7 +142,7 @@ export class RunDriver {
                 callId: `c${step}.${index}`,
                 ...(requested.id === undefined ? {} : { modelCallId: requested.id }),
                 name: requested.name,
-                arguments: requested.arguments ?? {},
+                ...journaledArguments(requested.arguments),
               })),
               usage: response.usage,
               measures: usageMeasures(response),
@@ -154,10 +156,21 @@ export class RunDriver {
       }
     } catch (thrown) {
       if (this.#stopping()) return 'stopped';
+      // The store failed: nothing more can be journaled; the runtime stops and recovery goes on.
+      if (StoreError.isInstance(thrown)) throw thrown;
       if (thrown instanceof RunFailure) return await this.#end('failed', { error: thrown.message });
       if (this.#controller.signal.aborted) return await this.#end('cancelled', { error: this.#cancelReason });
       return await this.#end('failed', { error: `internal error: ${describeReason(thrown)}` });
     }
+  }
+
+  /**
+   * Whether the driver must go on after `drive()` returned `parked`: every park was answered, or a
+   * cancel came, meanwhile (the caller decides this synchronously, so that an answer arriving as
+   * the run parks is never left with nobody driving the run).
+   */
+  get mustGoOn(): boolean {
+    return !this.ended && (this.state.openParks === 0 || this.#controller.signal.aborted);
   }
 
   /** Cancels the run: an active one stops at once; a parked one ends here. */
@@ -196,7 +209,7 @@ export class RunDriver {
   async answer(park: ParkRow, decision: ParkDecision, by: string): Promise<void> {
     const at = this.#deps.now();
     const records: JournalRecord[] = [{ v: JOURNAL_VERSION, at, type: 'park-answered', parkId: park.id, decision, by }];
-    const call = park.call ? this.state.calls.find((each) => each.callId === park.call?.callId) : undefined;
+    const call = park.call ? this.state.callsById.get(park.call.callId) : undefined;
     if (call && decision.type === 'answer') {
       records.push(this.#answered(call, ok(decision.value)));
     } else if (call && (decision.type === 'fail' || decision.type === 'deny')) {
@@ -208,14 +221,14 @@ export class RunDriver {
     } else if (decision.type === 'stop') {
       records.push(this.#endRecord('failed', { error: decision.reason ?? 'a person stopped the run at its budget' }));
     }
-    const others = this.#openParkIds().filter((id) => id !== park.id);
     const stored = this.#stamp(records);
+    const closeParks = this.ended ? this.#openParkIds().filter((id) => id !== park.id) : [];
     await this.#deps.store.answerPark({
       parkId: park.id,
       decision,
       by,
       at,
-      write: { runId: this.runId, records: stored, run: this.#row(), ...(this.ended ? { closeParks: others } : {}) },
+      write: { runId: this.runId, records: stored, run: this.#row(), ...(closeParks.length ? { closeParks } : {}) },
     });
     this.#emit(stored);
   }
@@ -243,6 +256,11 @@ export class RunDriver {
   }
 
   async #execute(call: CallState): Promise<void> {
+    if (call.invalidArguments !== undefined && call.status === 'requested') {
+      const reason = `Invalid arguments for tool "${call.name}": ${call.invalidArguments}`;
+      await this.#write([this.#answered(call, error(reason, { code: 'invalid_arguments' }))], false);
+      return;
+    }
     // A call whose intent is on disk passed the policy before the process stopped: recovery
     // repeats it as it was (its tool may not even be offered yet, e.g. a worker reconnecting).
     const resumed = call.status === 'started';
@@ -320,6 +338,7 @@ export class RunDriver {
         labels: this.state.labels,
         ...(call.approval ? { approval: call.approval } : {}),
         runSignal: this.#controller.signal,
+        onProgress: (progress) => this.#emitProgress(call, progress),
       });
       if (outcome.kind === 'cancelled') {
         if (this.#stopping()) return;
@@ -360,7 +379,7 @@ export class RunDriver {
           labels: partial.labels,
         });
       }
-      answer = { ...answer, measures: spent } as Answer;
+      answer = storableAnswer({ ...answer, measures: spent } as Answer);
       if (call.editedBy) answer = toldOfEdit(answer, call);
       if (answer.type === 'park') {
         await this.#park('tool', answer.reason, call, answer.measures, answer.details);
@@ -502,6 +521,7 @@ export class RunDriver {
   }
 
   async #end(status: EndStatus, detail: { output?: string; error?: string | undefined }): Promise<'ended'> {
+    if (this.ended) return 'ended'; // a run ends once
     const openParks = this.#openParkIds();
     await this.#write([this.#endRecord(status, detail)], true, { row: true, closeParks: openParks });
     return 'ended';
@@ -555,6 +575,20 @@ export class RunDriver {
       { durable },
     );
     this.#emit(stored);
+  }
+
+  /** Tells followers how far a call has got (live only: progress is not journaled). */
+  #emitProgress(call: CallState, progress: Progress): void {
+    const hub = this.#deps.hub;
+    if (!hub.hasListeners(this.runId)) return;
+    hub.emit({
+      type: 'call-progress',
+      runId: this.runId,
+      seq: this.state.lastSeq,
+      callId: call.callId,
+      name: call.name,
+      ...progress,
+    });
   }
 
   #emit(stored: readonly StoredRecord[]): void {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Label, Measures } from '@wardrik/core';
+import { describeReason, type Label, type Measures } from '@wardrik/core';
 import { type Agent, checkBudget } from '../agent.js';
 import {
   AgentDefinitionError,
@@ -8,22 +8,33 @@ import {
   ParkAlreadyAnsweredError,
   ParkNotFoundError,
   RunEndedError,
+  RunNeedsAttentionError,
   RunNotFoundError,
   StaleParkAnswerError,
+  StoreError,
 } from '../errors.js';
-import { type Budget, JOURNAL_VERSION, type ParkDecision, type StoredRecord } from '../journal/records.js';
-import { emptyState, rebuildState } from '../journal/state.js';
+import {
+  type Budget,
+  JOURNAL_VERSION,
+  type ParkDecision,
+  type RunEndedRecord,
+  type StoredRecord,
+} from '../journal/records.js';
+import { applyRecord, emptyState, type RunState, rebuildState } from '../journal/state.js';
 import { checkJournal } from '../journal/versions.js';
 import type { ParkFilter, ParkRow, RunFilter, RunRow, RunStatus, Store } from '../store/store.js';
 import { type HubOptions, WorkerHub } from '../workers/worker-hub.js';
 import { defaultModelRetry, defaultToolRetry, type RetryPolicy } from './backoff.js';
-import { EventHub, type RunEvent, type RunEventListener, recordEvent } from './events.js';
+import { EventHub, isJournaled, type RunEvent, type RunEventListener, recordEvent } from './events.js';
 import { checkDecision } from './park-decision.js';
 import { checkPolicy, type Policy } from './policy.js';
-import { type DriverDeps, RunDriver } from './run-driver.js';
+import { type DriveOutcome, type DriverDeps, RunDriver } from './run-driver.js';
 
 /** How many interrupted runs recovery loads before it starts driving them. */
 const RECOVERY_BATCH = 1_000;
+
+/** How many parked runs stay in memory after parking, for quick answers (the store stays the truth). */
+const RESTING_RUNS = 64;
 
 /** How to set up the runtime. */
 export interface WardrikOptions {
@@ -99,9 +110,15 @@ export interface AnswerOptions {
  */
 export async function createWardrik(options: WardrikOptions): Promise<Wardrik> {
   const wardrik = new Wardrik(options);
-  await options.store.migrate();
-  await wardrik.loadAllowances();
-  if (options.recover !== false) await wardrik.recover();
+  try {
+    await options.store.lockForRuntime();
+    await options.store.migrate();
+    await wardrik.loadAllowances();
+    if (options.recover !== false) await wardrik.recover();
+  } catch (thrown) {
+    await wardrik.close().catch(() => {});
+    throw thrown;
+  }
   return wardrik;
 }
 
@@ -116,10 +133,20 @@ export class Wardrik {
   /** Runs in memory: being driven, or briefly while answered or cancelled. */
   readonly #drivers = new Map<string, RunDriver>();
   readonly #driving = new Map<string, Promise<void>>();
-  readonly #locks = new Map<string, Promise<unknown>>();
-  readonly #waiters = new Map<string, Array<(result: RunResult) => void>>();
+  /** Per run: the end of the queue of operations holding its lock. */
+  readonly #locks = new Map<string, Promise<void>>();
+  readonly #waiters = new Map<string, Waiter[]>();
+  /**
+   * Parked runs recently in memory, oldest first, so that answering many parks of one run does not
+   * rebuild it from its journal each time. Bounded; the store stays the truth (a run taken from
+   * here first reads what its journal gained since).
+   */
+  readonly #resting = new Map<string, RunDriver>();
   /** Standing decisions: tools a person allowed for an agent. */
   readonly #allowed = new Map<string, Set<string>>();
+  readonly #failureListeners = new Set<(error: StoreError) => void>();
+  #failure: StoreError | undefined;
+  readonly #stopListening: () => void;
   #closed = false;
 
   constructor(options: WardrikOptions) {
@@ -141,6 +168,38 @@ export class Wardrik {
       ...(options.policy ? { policy: checkPolicy(options.policy, 'policy') } : {}),
       isAllowedForAgent: (agent, tool) => this.#allowed.get(agent)?.has(tool) === true,
     };
+    this.#stopListening = options.store.onFailure((error) => this.#fail(error));
+  }
+
+  /**
+   * Set once the store failed (a disk full, an I/O error): from then on this Wardrik takes no work —
+   * `start`, `answerPark`, `cancel` and `releaseLabels` throw it, pending `wait`s reject with it —
+   * and the process should exit so that a supervisor restarts it; recovery then resumes every run
+   * from what is on disk. (`wardrik serve` does exactly that, and `/v1/health` answers 503.)
+   */
+  get failure(): StoreError | undefined {
+    return this.#failure;
+  }
+
+  /**
+   * Calls `listener` once if the store fails (see `failure`). Returns the function that stops listening.
+   *
+   * @example
+   * ```ts
+   * wardrik.onFailure((error) => {
+   *   console.error(`the store failed: ${error.message}; exiting so that recovery resumes the runs`)
+   *   process.exit(1)
+   * })
+   * ```
+   */
+  onFailure(listener: (error: StoreError) => void): () => void {
+    if (this.#failure) {
+      const failure = this.#failure;
+      queueMicrotask(() => listener(failure));
+      return () => {};
+    }
+    this.#failureListeners.add(listener);
+    return () => this.#failureListeners.delete(listener);
   }
 
   /** The agents this runtime runs. */
@@ -176,6 +235,8 @@ export class Wardrik {
     const runId = `run_${randomUUID()}`;
     const driver = new RunDriver(agent, emptyState(runId), this.#deps);
     this.#drivers.set(runId, driver);
+    // Held until it is driven: a cancel sent as soon as run-started is seen waits, then finds it driven.
+    const release = await this.#acquire(runId);
     try {
       await driver.begin({
         v: JOURNAL_VERSION,
@@ -189,9 +250,12 @@ export class Wardrik {
       });
     } catch (cause) {
       this.#drivers.delete(runId);
+      release();
+      if (StoreError.isInstance(cause)) this.#fail(cause);
       throw cause;
     }
     this.#drive(driver);
+    release();
     return { runId };
   }
 
@@ -209,14 +273,19 @@ export class Wardrik {
     return this.wait(runId);
   }
 
-  /** Waits until the run ends or parks (at once if it has). */
+  /**
+   * Waits until the run ends or parks (at once if it has). Rejects with `StoreError` if the store
+   * fails meanwhile, and with `RunNeedsAttentionError` for a run whose journal can't be loaded.
+   */
   async wait(runId: string): Promise<RunResult> {
-    if (this.#drivers.has(runId)) return new Promise((resolve) => this.#addWaiter(runId, resolve));
+    this.#checkUsable();
+    if (this.#drivers.has(runId)) return this.#addWaiter(runId);
     const row = await this.store.getRun(runId);
     if (!row) throw new RunNotFoundError(`no run ${JSON.stringify(runId)}`);
     if (row.status !== 'running') return this.#result(row);
+    if (row.attention !== undefined) throw new RunNeedsAttentionError(`run ${runId} needs attention: ${row.attention}`);
     // Being driven here now, or running but not driven yet (recovery will pick it up).
-    return new Promise((resolve) => this.#addWaiter(runId, resolve));
+    return this.#addWaiter(runId);
   }
 
   /**
@@ -224,18 +293,27 @@ export class Wardrik {
    * run ends at once and its parks close. Throws `RunEndedError` if it has ended.
    */
   async cancel(runId: string, reason = 'cancelled by request'): Promise<RunResult> {
-    const active = this.#drivers.get(runId);
-    if (active && this.#driving.has(runId)) {
-      await active.cancel(reason);
-      return this.wait(runId);
-    }
-    return this.#locked(runId, async () => {
-      const driver = await this.#load(runId);
+    this.#checkOpen();
+    const cancelled = await this.#locked(runId, async (): Promise<RunResult | undefined> => {
+      // Decided under the run's lock, on what is true now: nobody else starts driving it meanwhile.
+      const active = this.#driving.has(runId) ? this.#drivers.get(runId) : undefined;
+      if (active) {
+        active.cancel(reason);
+        return undefined; // the driver ends it; wait below, outside the lock
+      }
+      let driver: RunDriver;
+      try {
+        driver = await this.#load(runId);
+      } catch (thrown) {
+        if (!RunNeedsAttentionError.isInstance(thrown)) throw thrown;
+        return this.#cancelUnloadable(runId, reason);
+      }
       if (driver.ended) throw new RunEndedError(`run ${runId} has ended (${driver.state.status})`);
-      await driver.cancelParked(reason);
+      await this.#guard(driver.cancelParked(reason));
       this.#settle(driver);
       return this.#stateResult(driver);
     });
+    return cancelled ?? this.wait(runId);
   }
 
   /**
@@ -258,7 +336,8 @@ export class Wardrik {
       throw new StaleParkAnswerError('callHash: required; pass the park.callHash of the park you were shown');
     }
     await this.#locked(park.runId, async () => {
-      const driver = await this.#load(park.runId);
+      this.#checkOpen();
+      const driver = await this.#loadOrMark(park.runId);
       const current = driver.state.parks.get(parkId);
       if (current?.status !== 'open') {
         throw new ParkAlreadyAnsweredError(
@@ -269,19 +348,14 @@ export class Wardrik {
         throw new StaleParkAnswerError(`park ${parkId} now holds another call than the one answered; look at it again`);
       }
       const by = options.by ?? 'local';
-      await driver.answer(park, checked, by);
+      await this.#guard(driver.answer(park, checked, by));
       if (checked.type === 'approve' && checked.remember === 'agent' && current.call) {
-        await this.store.putAllowance({
-          agent: driver.state.agent,
-          tool: current.call.name,
-          by,
-          at: Date.now(),
-          parkId,
-        });
+        await this.#guard(
+          this.store.putAllowance({ agent: driver.state.agent, tool: current.call.name, by, at: Date.now(), parkId }),
+        );
         this.#remember(driver.state.agent, current.call.name);
       }
-      if (driver.ended) this.#settle(driver);
-      else if (driver.state.openParks === 0 && !this.#driving.has(park.runId)) this.#drive(driver);
+      this.#afterLockedWrite(driver);
     });
   }
 
@@ -305,13 +379,16 @@ export class Wardrik {
     if (typeof options?.reason !== 'string' || options.reason.trim() === '') {
       throw new InvalidInputError('reason: say why the labels may be released');
     }
+    this.#checkOpen();
     return this.#locked(runId, async () => {
-      const driver = await this.#load(runId);
+      const driver = await this.#loadOrMark(runId);
       if (driver.ended) throw new RunEndedError(`run ${runId} has ended (${driver.state.status})`);
       const missing = labels.filter((label) => !driver.state.labels.includes(label));
       if (missing.length) throw new InvalidInputError(`labels: the run does not carry ${missing.join(', ')}`);
-      await driver.releaseLabels(labels, options.by, options.reason);
-      return this.#stateResult(driver);
+      await this.#guard(driver.releaseLabels(labels, options.by, options.reason));
+      const result = this.#stateResult(driver);
+      this.#afterLockedWrite(driver);
+      return result;
     });
   }
 
@@ -387,11 +464,16 @@ export class Wardrik {
         yield recordEvent(stored);
         if (stored.record.type === 'run-ended') return;
       }
+      // Nothing after the cursor, and the run has ended: everything was sent.
+      if (isEnded((await this.store.getRun(runId))?.status)) return;
       for (;;) {
         while (queue.length) {
           const event = queue.shift() as RunEvent;
-          if (event.type !== 'text-delta' && event.seq <= last) continue;
-          if (event.type !== 'text-delta') last = event.seq;
+          if (isJournaled(event) && event.seq <= last) {
+            if (event.type === 'run-ended') return; // the cursor was beyond the run's end
+            continue;
+          }
+          if (isJournaled(event)) last = event.seq;
           yield event;
           if (event.type === 'run-ended') return;
         }
@@ -411,25 +493,42 @@ export class Wardrik {
    * Re-drives the runs that were running when the process stopped: a call with an intent but no
    * answer is repeated if repeatable and otherwise parked `in_doubt`; a lost model step is made again.
    */
-  async recover(): Promise<{ resumed: number }> {
+  async recover(): Promise<{ resumed: number; needAttention: number }> {
+    this.#checkOpen();
     const rows = await this.store.listRuns({ status: 'running' });
     let resumed = 0;
+    let needAttention = 0;
     // Load a batch before driving it: reads flush pending writes, so loading while the runs
-    // already recovered are writing would cost a commit per run.
+    // already recovered are writing would cost a commit per run. Each run's lock is held from its
+    // load to its drive, so that an answer or a cancel meanwhile waits and then finds it driven.
     for (let from = 0; from < rows.length; from += RECOVERY_BATCH) {
       const loaded: RunDriver[] = [];
-      for (const row of rows.slice(from, from + RECOVERY_BATCH)) {
-        if (this.#drivers.has(row.id) || this.#locks.has(row.id) || !this.#agents.has(row.agent)) continue;
-        const driver = await this.#load(row.id, row);
-        if (!driver.ended && driver.state.openParks === 0) loaded.push(driver);
-      }
-      for (const driver of loaded) {
-        if (this.#drivers.has(driver.runId)) continue;
-        this.#drive(driver);
-        resumed += 1;
+      const releases: Array<() => void> = [];
+      try {
+        for (const row of rows.slice(from, from + RECOVERY_BATCH)) {
+          if (!this.#agents.has(row.agent)) continue;
+          releases.push(await this.#acquire(row.id));
+          if (this.#drivers.has(row.id)) continue;
+          try {
+            const driver = await this.#load(row.id, row);
+            if (!driver.ended && driver.state.openParks === 0) loaded.push(driver);
+          } catch (thrown) {
+            if (!RunNeedsAttentionError.isInstance(thrown)) throw thrown;
+            // One run that can't be loaded must not keep the others from being recovered.
+            await this.#markAttention(row, thrown.message);
+            needAttention += 1;
+          }
+        }
+        for (const driver of loaded) {
+          if (this.#drivers.has(driver.runId)) continue;
+          this.#drive(driver);
+          resumed += 1;
+        }
+      } finally {
+        for (const release of releases) release();
       }
     }
-    return { resumed };
+    return { resumed, needAttention };
   }
 
   /** How many runs are in memory (being driven). Parked runs are not. */
@@ -447,11 +546,62 @@ export class Wardrik {
     for (const driver of this.#drivers.values()) driver.stop();
     this.workers.close();
     await Promise.allSettled([...this.#driving.values(), ...this.#locks.values()]);
+    this.#resting.clear();
+    this.#stopListening();
+    for (const [runId, waiters] of this.#waiters) {
+      this.#waiters.delete(runId);
+      const closed = new InvalidInputError(`this Wardrik closed before run ${runId} ended or parked`);
+      for (const waiter of waiters) waiter.reject(closed);
+    }
     await this.store.close();
   }
 
+  /** Throws if this Wardrik takes no more work: closed, or its store failed. */
   #checkOpen(): void {
     if (this.#closed) throw new InvalidInputError('this Wardrik is closed');
+    this.#checkUsable();
+  }
+
+  #checkUsable(): void {
+    if (this.#failure) {
+      throw new StoreError(
+        `the store failed, so this Wardrik takes no more work; restart it to recover the runs: ${this.#failure.message}`,
+        { cause: this.#failure },
+      );
+    }
+  }
+
+  /**
+   * The store failed: what was acknowledged may not be on disk, so nothing in memory can be
+   * trusted. Stop driving, reject every waiter, take no more work, tell the listeners (crash-only:
+   * the process restarts and recovery resumes the runs from the store).
+   */
+  #fail(error: StoreError): void {
+    if (this.#failure) return;
+    this.#failure = error;
+    for (const driver of this.#drivers.values()) driver.stop();
+    this.#resting.clear();
+    for (const [runId, waiters] of this.#waiters) {
+      this.#waiters.delete(runId);
+      for (const waiter of waiters) waiter.reject(error);
+    }
+    for (const listener of [...this.#failureListeners]) {
+      try {
+        listener(error);
+      } catch {
+        // A listener's failure must not keep the others from hearing.
+      }
+    }
+  }
+
+  /** Awaits a write; a store failure fails the runtime (crash-only) before it is rethrown. */
+  async #guard<T>(write: Promise<T>): Promise<T> {
+    try {
+      return await write;
+    } catch (thrown) {
+      if (StoreError.isInstance(thrown)) this.#fail(thrown);
+      throw thrown;
+    }
   }
 
   #agent(name: string): Agent {
@@ -471,43 +621,165 @@ export class Wardrik {
   async #load(runId: string, known?: RunRow): Promise<RunDriver> {
     const active = this.#drivers.get(runId);
     if (active) return active;
+    const rested = this.#resting.get(runId);
+    if (rested) {
+      this.#resting.delete(runId);
+      // Bring it up to date with what its journal gained since it rested (nothing, on one node).
+      const newer = checkJournal(runId, await this.store.loadJournal(runId, rested.state.lastSeq));
+      try {
+        for (const stored of newer) applyRecord(rested.state, stored.seq, stored.record);
+      } catch (thrown) {
+        throw new RunNeedsAttentionError(`run ${runId} cannot be loaded: ${describeReason(thrown)}`, {
+          cause: thrown,
+        });
+      }
+      return rested;
+    }
     const row = known ?? (await this.store.getRun(runId));
     if (!row) throw new RunNotFoundError(`no run ${JSON.stringify(runId)}`);
-    const journal = checkJournal(runId, await this.store.loadJournal(runId));
-    return this.#drivers.get(runId) ?? new RunDriver(this.#agent(row.agent), rebuildState(runId, journal), this.#deps);
+    const agent = this.#agent(row.agent);
+    const journal = await this.store.loadJournal(runId);
+    let state: RunState;
+    try {
+      state = rebuildState(runId, checkJournal(runId, journal));
+    } catch (thrown) {
+      throw new RunNeedsAttentionError(`run ${runId} cannot be loaded: ${describeReason(thrown)}`, { cause: thrown });
+    }
+    return new RunDriver(agent, state, this.#deps);
+  }
+
+  /** `#load`, marking the run as needing attention (with why) if its journal can't be loaded. */
+  async #loadOrMark(runId: string): Promise<RunDriver> {
+    try {
+      return await this.#load(runId);
+    } catch (thrown) {
+      if (RunNeedsAttentionError.isInstance(thrown)) {
+        const row = await this.store.getRun(runId);
+        if (row && row.attention === undefined) await this.#markAttention(row, thrown.message);
+      }
+      throw thrown;
+    }
+  }
+
+  /** Notes on a run's row why its journal can't be loaded; the journal itself is never rewritten. */
+  async #markAttention(row: RunRow, reason: string): Promise<void> {
+    await this.#guard(
+      this.store.write({ runId: row.id, records: [], run: { ...row, attention: reason } }, { durable: true }),
+    );
+  }
+
+  /**
+   * Cancels a run whose journal can't be loaded: appends its end after the last record (nothing
+   * before it changes) and closes its parks.
+   */
+  async #cancelUnloadable(runId: string, reason: string): Promise<RunResult> {
+    const row = await this.store.getRun(runId);
+    if (!row) throw new RunNotFoundError(`no run ${JSON.stringify(runId)}`);
+    if (isEnded(row.status)) throw new RunEndedError(`run ${runId} has ended (${row.status})`);
+    const journal = await this.store.loadJournal(runId);
+    const seq = (journal.at(-1)?.seq ?? 0) + 1;
+    const at = this.#deps.now();
+    const ended: RunEndedRecord = {
+      v: JOURNAL_VERSION,
+      at,
+      type: 'run-ended',
+      status: 'cancelled',
+      error: reason,
+      labels: [...row.labels],
+      measures: { ...row.measures },
+    };
+    const open = await this.store.listParks({ runId, status: 'open' });
+    const { attention: _attention, ...rest } = row;
+    const run: RunRow = { ...rest, status: 'cancelled', error: reason, updatedAt: at };
+    await this.#guard(
+      this.store.write(
+        {
+          runId,
+          records: [{ runId, seq, record: ended }],
+          run,
+          ...(open.length ? { closeParks: open.map((park) => park.id) } : {}),
+        },
+        { durable: true },
+      ),
+    );
+    this.#hub.emit(recordEvent({ runId, seq, record: ended }));
+    return this.#result(run);
+  }
+
+  /**
+   * After an answer or a release under the run's lock: settle a run that ended, and drive one
+   * that can go on and that nobody drives (decided at once, with no await between the check and
+   * the drive, so that it is driven exactly once).
+   */
+  #afterLockedWrite(driver: RunDriver): void {
+    if (driver.ended) this.#settle(driver);
+    else if (driver.state.openParks === 0 && !this.#driving.has(driver.runId)) this.#drive(driver);
   }
 
   #drive(driver: RunDriver): void {
     const runId = driver.runId;
+    this.#resting.delete(runId);
     this.#drivers.set(runId, driver);
-    const driving = driver
-      .drive()
-      .then((outcome) => {
-        if (outcome === 'stopped') return;
-        this.#settle(driver);
-      })
-      .catch(() => {
-        // The store failed: the run stays as it is on disk, for recovery.
-        this.#drivers.delete(runId);
-      })
-      .finally(() => this.#driving.delete(runId));
-    this.#driving.set(runId, driving);
+    this.#driving.set(runId, this.#driveUntilSettled(driver));
   }
 
-  /** The run parked or ended: free its memory and tell whoever waits. */
+  /**
+   * Drives a run until it parks for good, ends, or the process stops it. When `drive()` returns
+   * `parked`, whether to go on is decided synchronously, against the same state an answer or a
+   * cancel changes: if every park was answered (or a cancel came) while the run was parking, go
+   * on; else settle, and the next answer drives it. Either way exactly one of them drives it.
+   */
+  async #driveUntilSettled(driver: RunDriver): Promise<void> {
+    const runId = driver.runId;
+    for (;;) {
+      let outcome: DriveOutcome;
+      try {
+        outcome = await driver.drive();
+      } catch (thrown) {
+        this.#driving.delete(runId);
+        this.#drivers.delete(runId);
+        this.#fail(
+          StoreError.isInstance(thrown)
+            ? thrown
+            : new StoreError(`driving run ${runId} failed: ${describeReason(thrown)}`, { cause: thrown }),
+        );
+        return;
+      }
+      if (outcome === 'parked' && driver.mustGoOn) continue;
+      this.#driving.delete(runId);
+      if (outcome === 'stopped') this.#drivers.delete(runId);
+      else this.#settle(driver);
+      return;
+    }
+  }
+
+  /** The run parked or ended: free its memory (a parked run may rest a while) and tell whoever waits. */
   #settle(driver: RunDriver): void {
     this.#drivers.delete(driver.runId);
+    if (!driver.ended) this.#rest(driver);
+    else this.#resting.delete(driver.runId);
     const waiters = this.#waiters.get(driver.runId);
     if (!waiters) return;
     this.#waiters.delete(driver.runId);
     const result = this.#stateResult(driver);
-    for (const resolve of waiters) resolve(result);
+    for (const waiter of waiters) waiter.resolve(result);
   }
 
-  #addWaiter(runId: string, resolve: (result: RunResult) => void): void {
-    const list = this.#waiters.get(runId);
-    if (list) list.push(resolve);
-    else this.#waiters.set(runId, [resolve]);
+  #rest(driver: RunDriver): void {
+    this.#resting.delete(driver.runId);
+    this.#resting.set(driver.runId, driver);
+    if (this.#resting.size > RESTING_RUNS) {
+      const oldest = this.#resting.keys().next().value;
+      if (oldest !== undefined) this.#resting.delete(oldest);
+    }
+  }
+
+  #addWaiter(runId: string): Promise<RunResult> {
+    return new Promise((resolve, reject) => {
+      const list = this.#waiters.get(runId);
+      if (list) list.push({ resolve, reject });
+      else this.#waiters.set(runId, [{ resolve, reject }]);
+    });
   }
 
   #stateResult(driver: RunDriver): RunResult {
@@ -538,15 +810,39 @@ export class Wardrik {
     };
   }
 
-  /** Runs `task` alone for this run (answers and cancels of one run never interleave). */
+  /** Runs `task` alone for this run (answers, cancels and recovery of one run never interleave). */
   async #locked<T>(runId: string, task: () => Promise<T>): Promise<T> {
-    const before = this.#locks.get(runId) ?? Promise.resolve();
-    const next = before.catch(() => {}).then(task);
-    this.#locks.set(runId, next);
+    const release = await this.#acquire(runId);
     try {
-      return await next;
+      return await task();
     } finally {
-      if (this.#locks.get(runId) === next) this.#locks.delete(runId);
+      release();
     }
   }
+
+  /** Takes the run's lock once the operations before have released it; returns the release. */
+  async #acquire(runId: string): Promise<() => void> {
+    const before = this.#locks.get(runId);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const mine = before ? before.then(() => released) : released;
+    this.#locks.set(runId, mine);
+    if (before) await before;
+    return () => {
+      release();
+      if (this.#locks.get(runId) === mine) this.#locks.delete(runId);
+    };
+  }
+}
+
+/** Someone waiting for a run to end or park. */
+interface Waiter {
+  readonly resolve: (result: RunResult) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+function isEnded(status: RunStatus | undefined): boolean {
+  return status === 'completed' || status === 'failed' || status === 'cancelled';
 }

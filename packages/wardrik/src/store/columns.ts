@@ -44,6 +44,7 @@ interface RunSummary {
   readonly labels: readonly Label[];
   readonly output?: string;
   readonly error?: string;
+  readonly attention?: string;
 }
 
 /** A journal record ready to store. */
@@ -110,7 +111,13 @@ export function serializeWrite(write: RunWrite): SerializedWrite {
 
 function runColumns(run: RunRow, runId: string): RunColumns {
   if (run.id !== runId) throw new StoreError(`the run row of run ${run.id} was written with run ${runId}`);
-  const summary: RunSummary = { measures: run.measures, labels: run.labels, output: run.output, error: run.error };
+  const summary: RunSummary = {
+    measures: run.measures,
+    labels: run.labels,
+    output: run.output,
+    error: run.error,
+    attention: run.attention,
+  };
   return {
     id: run.id,
     agent: run.agent,
@@ -136,6 +143,7 @@ export function runRowFrom(columns: RunColumns): RunRow {
     labels: summary.labels,
     ...(summary.output === undefined ? {} : { output: summary.output }),
     ...(summary.error === undefined ? {} : { error: summary.error }),
+    ...(summary.attention === undefined ? {} : { attention: summary.attention }),
   };
 }
 

@@ -71,7 +71,34 @@ export class MemoryStore implements Store {
   /** Token ids by hash. */
   private readonly tokenHashes = new Map<string, string>();
   private failure: StoreError | undefined;
+  private readonly failureListeners = new Set<(error: StoreError) => void>();
   private closed = false;
+
+  onFailure(listener: (error: StoreError) => void): () => void {
+    this.failureListeners.add(listener);
+    return () => this.failureListeners.delete(listener);
+  }
+
+  /** Nothing to lock: a memory store belongs to the process that made it. */
+  async lockForRuntime(): Promise<void> {
+    this.checkUsable();
+  }
+
+  /**
+   * Fails the store as a failed flush fails the SQLite store: every later call throws, and the
+   * listeners hear of it once. Tests use it to play a disk that fills.
+   */
+  fail(error: StoreError): void {
+    if (this.failure !== undefined) return;
+    this.failure = error;
+    for (const listener of [...this.failureListeners]) {
+      try {
+        listener(error);
+      } catch {
+        // One listener's failure must not keep the others from hearing.
+      }
+    }
+  }
 
   async migrate(): Promise<void> {
     this.checkUsable();
@@ -82,8 +109,9 @@ export class MemoryStore implements Store {
     const serialized = serializeWrite(write);
     const conflict = this.findConflict(serialized);
     if (conflict !== undefined) {
-      this.failure = new StoreError(`writing to the memory store failed, so the write is lost: ${conflict}`);
-      throw this.failure;
+      const failure = new StoreError(`writing to the memory store failed, so the write is lost: ${conflict}`);
+      this.fail(failure);
+      throw failure;
     }
     this.apply(serialized);
   }

@@ -1,5 +1,6 @@
 import type { Label, Measures } from '@wardrik/core';
 import type { Principal, TokenInfo } from '../auth/types.js';
+import type { StoreError } from '../errors.js';
 import type { Park, ParkDecision, StoredRecord } from '../journal/records.js';
 
 /** Where a run stands. */
@@ -18,6 +19,12 @@ export interface RunRow {
   readonly labels: readonly Label[];
   readonly output?: string;
   readonly error?: string;
+  /**
+   * Set when this Wardrik could not load the run's journal (a record of a newer format, a corrupt
+   * record): why. The run is left as it is on disk; a person can cancel it, or run a Wardrik that
+   * reads it. Cleared by the run's next write.
+   */
+  readonly attention?: string;
 }
 
 /** A park as stored, with its answer once given. */
@@ -105,6 +112,19 @@ export interface Store {
   listAllowances(): Promise<Allowance[]>;
   /** Writes what is pending and releases the store. */
   close(): Promise<void>;
+  /**
+   * Calls `listener` once if the store fails: a write could not be made durable, so what was
+   * acknowledged may be lost and the store takes no more writes (crash-only: reopen it, and
+   * recovery resumes the runs from what is on disk). Returns the function that stops listening.
+   */
+  onFailure(listener: (error: StoreError) => void): () => void;
+  /**
+   * Takes the store for this process's runtime, so that no other process drives (or recovers) the
+   * same runs. Throws `StoreError` naming the store, and the holder where known, if another process
+   * holds it. Released by `close()`. Stores shared by many nodes may do nothing here (their runs
+   * are claimed one by one).
+   */
+  lockForRuntime(): Promise<void>;
 
   /*
    * Principals and tokens. These writes are small and rare: each is on disk when it resolves.

@@ -27,6 +27,8 @@ import {
 } from '../principal-columns.js';
 import type { Allowance, ParkAnswerWrite, ParkFilter, ParkRow, RunFilter, RunRow, RunWrite, Store } from '../store.js';
 import { migrateSqlite } from './migrations.js';
+import { RuntimeLock } from './runtime-lock.js';
+import { advice, sqliteFailure } from './sqlite-errors.js';
 
 /** Options of {@link sqliteStore}. */
 export interface SqliteStoreOptions {
@@ -144,6 +146,8 @@ export class SqliteStore implements Store {
   private timer: NodeJS.Timeout | undefined;
   private immediate: NodeJS.Immediate | undefined;
   private failure: StoreError | undefined;
+  private readonly failureListeners = new Set<(error: StoreError) => void>();
+  private runtimeLock: RuntimeLock | undefined;
   private closed = false;
   private flushes = 0;
   private recordsWritten = 0;
@@ -166,7 +170,10 @@ export class SqliteStore implements Store {
       database.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
     } catch (cause) {
       database?.close();
-      throw new StoreError(`cannot open the SQLite database ${path}: ${(cause as Error).message}`, { cause });
+      const code = String((cause as { code?: unknown }).code ?? '');
+      throw new StoreError(`cannot open the SQLite database ${path}: ${(cause as Error).message}${advice(code, path)}`, {
+        cause,
+      });
     }
     this.database = database;
   }
@@ -215,21 +222,19 @@ export class SqliteStore implements Store {
     try {
       statements.answer.immediate(answer, decision, write);
     } catch (cause) {
-      if (WardrikError.isInstance(cause)) throw cause;
-      throw new StoreError(`answering park ${answer.parkId} failed: ${(cause as Error).message}`, { cause });
+      throw sqliteFailure(this.path, `answering park ${answer.parkId}`, cause);
     }
     this.flushes += 1;
     this.recordsWritten += write.records.length;
   }
 
   async getRun(runId: string): Promise<RunRow | undefined> {
-    const row = this.readyToRead().getRun.get(runId);
+    const row = this.read(`reading run ${runId}`, (statements) => statements.getRun.get(runId));
     return row === undefined ? undefined : runRowFrom(row);
   }
 
   async listRuns(filter: RunFilter = {}): Promise<RunRow[]> {
     const limit = checkLimit(filter.limit);
-    this.readyToRead();
     const conditions: string[] = [];
     const parameters: unknown[] = [];
     if (filter.status !== undefined) {
@@ -248,22 +253,23 @@ export class SqliteStore implements Store {
     }
     parameters.push(limit ?? -1);
     const sql = `SELECT * FROM runs${where(conditions)} ORDER BY created_at DESC, id DESC LIMIT ?`;
-    return (this.listStatement(sql).all(...parameters) as RunColumns[]).map(runRowFrom);
+    return this.read('listing runs', () => this.listStatement(sql).all(...parameters) as RunColumns[]).map(runRowFrom);
   }
 
   async loadJournal(runId: string, afterSeq?: number): Promise<StoredRecord[]> {
-    const rows = this.readyToRead().loadJournal.all(runId, afterSeq ?? Number.MIN_SAFE_INTEGER);
+    const rows = this.read(`reading the journal of run ${runId}`, (statements) =>
+      statements.loadJournal.all(runId, afterSeq ?? Number.MIN_SAFE_INTEGER),
+    );
     return rows.map((row) => storedRecordFrom(runId, row));
   }
 
   async getPark(parkId: string): Promise<ParkRow | undefined> {
-    const row = this.readyToRead().getPark.get(parkId);
+    const row = this.read(`reading park ${parkId}`, (statements) => statements.getPark.get(parkId));
     return row === undefined ? undefined : parkRowFrom(row);
   }
 
   async listParks(filter: ParkFilter = {}): Promise<ParkRow[]> {
     const limit = checkLimit(filter.limit);
-    this.readyToRead();
     const conditions: string[] = [];
     const parameters: unknown[] = [];
     if (filter.status !== undefined) {
@@ -280,7 +286,9 @@ export class SqliteStore implements Store {
     }
     parameters.push(limit ?? -1);
     const sql = `SELECT * FROM parks${where(conditions)} ORDER BY created_at, id LIMIT ?`;
-    return (this.listStatement(sql).all(...parameters) as ParkColumns[]).map(parkRowFrom);
+    return this.read('listing parks', () => this.listStatement(sql).all(...parameters) as ParkColumns[]).map(
+      parkRowFrom,
+    );
   }
 
   async putPrincipal(principal: Principal): Promise<void> {
@@ -303,7 +311,9 @@ export class SqliteStore implements Store {
 
   async listAllowances(): Promise<Allowance[]> {
     this.ready();
-    const rows = this.database.prepare('SELECT * FROM allowances ORDER BY agent, tool').all() as Array<{
+    const rows = this.read('listing standing decisions', () =>
+      this.database.prepare('SELECT * FROM allowances ORDER BY agent, tool').all(),
+    ) as Array<{
       agent: string;
       tool: string;
       decided_by: string;
@@ -320,12 +330,12 @@ export class SqliteStore implements Store {
   }
 
   async getPrincipal(id: string): Promise<Principal | undefined> {
-    const row = this.ready().getPrincipal.get(id);
+    const row = this.readNow(`reading principal ${id}`, (statements) => statements.getPrincipal.get(id));
     return row === undefined ? undefined : principalFrom(row);
   }
 
   async listPrincipals(): Promise<Principal[]> {
-    return this.ready().listPrincipals.all().map(principalFrom);
+    return this.readNow('listing principals', (statements) => statements.listPrincipals.all()).map(principalFrom);
   }
 
   async putToken(token: TokenInfo & { readonly hash: string }): Promise<void> {
@@ -335,7 +345,7 @@ export class SqliteStore implements Store {
   }
 
   async findTokenByHash(hash: string): Promise<(TokenInfo & { hash: string; principal: Principal }) | undefined> {
-    const row = this.ready().findTokenByHash.get(hash);
+    const row = this.readNow('looking a token up', (statements) => statements.findTokenByHash.get(hash));
     if (row === undefined) return undefined;
     const principal = principalFrom({
       id: row.principal_id,
@@ -359,8 +369,9 @@ export class SqliteStore implements Store {
   }
 
   async listTokens(principalId?: string): Promise<TokenInfo[]> {
-    const statements = this.ready();
-    const rows = principalId === undefined ? statements.listTokens.all() : statements.listTokensOf.all(principalId);
+    const rows = this.readNow('listing tokens', (statements) =>
+      principalId === undefined ? statements.listTokens.all() : statements.listTokensOf.all(principalId),
+    );
     return rows.map(tokenInfoFrom);
   }
 
@@ -376,12 +387,43 @@ export class SqliteStore implements Store {
     this.closed = true;
     this.cancelScheduledFlush();
     this.database.close();
+    this.runtimeLock?.release();
+    this.runtimeLock = undefined;
     if (failure !== undefined) throw failure;
   }
 
   /** How many write transactions committed, and how many journal records they held. */
   stats(): SqliteStoreStats {
     return { flushes: this.flushes, recordsWritten: this.recordsWritten };
+  }
+
+  onFailure(listener: (error: StoreError) => void): () => void {
+    this.failureListeners.add(listener);
+    return () => this.failureListeners.delete(listener);
+  }
+
+  /**
+   * Takes the lock file `<path>.lock` for this process (see `RuntimeLock`), so that a second process
+   * on the same file fails at once, naming the holder, instead of recovering runs this one drives.
+   * An in-memory database needs none.
+   */
+  async lockForRuntime(): Promise<void> {
+    this.checkUsable();
+    if (this.runtimeLock || this.path === ':memory:' || this.path === '') return;
+    this.runtimeLock = RuntimeLock.take(`${this.path}.lock`, this.path);
+  }
+
+  /** The store can't be trusted any more: keep why, refuse every later call, tell the listeners once. */
+  private fail(error: WardrikError): void {
+    if (this.failure !== undefined) return;
+    this.failure = StoreError.isInstance(error) ? error : new StoreError(error.message, { cause: error });
+    for (const listener of [...this.failureListeners]) {
+      try {
+        listener(this.failure);
+      } catch {
+        // One listener's failure must not keep the others from hearing.
+      }
+    }
   }
 
   private checkUsable(): void {
@@ -397,8 +439,12 @@ export class SqliteStore implements Store {
   private ready(): Statements {
     this.checkUsable();
     if (this.statements === undefined) {
-      migrateSqlite(this.database);
-      this.statements = prepare(this.database);
+      try {
+        migrateSqlite(this.database);
+        this.statements = prepare(this.database);
+      } catch (cause) {
+        throw sqliteFailure(this.path, 'opening the store', (cause as { cause?: unknown }).cause ?? cause);
+      }
     }
     return this.statements;
   }
@@ -412,15 +458,29 @@ export class SqliteStore implements Store {
     try {
       commit();
     } catch (cause) {
-      if (WardrikError.isInstance(cause)) throw cause;
-      throw new StoreError(`${what} to ${this.path} failed: ${(cause as Error).message}`, { cause });
+      throw sqliteFailure(this.path, what, cause);
     }
   }
 
-  private readyToRead(): Statements {
+  /** Runs a read after flushing the queue (reads see every write made before them). */
+  private read<T>(what: string, query: (statements: Statements) => T): T {
     const statements = this.ready();
     this.flushQueue();
-    return statements;
+    try {
+      return query(statements);
+    } catch (cause) {
+      throw sqliteFailure(this.path, what, cause);
+    }
+  }
+
+  /** Runs a read that need not wait for queued run writes (principals and tokens). */
+  private readNow<T>(what: string, query: (statements: Statements) => T): T {
+    const statements = this.ready();
+    try {
+      return query(statements);
+    } catch (cause) {
+      throw sqliteFailure(this.path, what, cause);
+    }
   }
 
   private listStatement(sql: string): Database.Statement<unknown[], unknown> {
@@ -462,12 +522,14 @@ export class SqliteStore implements Store {
       // The queue is only filled once ready() has prepared the statements.
       this.statements!.flush.immediate(writes);
     } catch (cause) {
+      const code = String((cause as { code?: unknown }).code ?? '');
       const error = new StoreError(
         `writing ${writes.length} queued writes (${records} journal records) to ${this.path} failed, ` +
-          `so they are lost, including any already acknowledged as non-durable: ${(cause as Error).message}`,
+          `so they are lost, including any already acknowledged as non-durable: ${(cause as Error).message}` +
+          advice(code, this.path),
         { cause },
       );
-      this.failure = error;
+      this.fail(error);
       batch?.reject(error);
       throw error;
     }
