@@ -12,13 +12,12 @@ import {
   type JournalRecordType,
   type ParkDecision,
   type RunResult,
-
   type Store,
   sqliteStore,
   type Wardrik,
 } from '../src/index.js';
-import { lastToolResults, memoryStore, ScriptedModel } from '../src/testing/index.js';
 import { rebuildState } from '../src/journal/state.js';
+import { lastToolResults, memoryStore, ScriptedModel } from '../src/testing/index.js';
 import { tempDbPath, until } from './helpers.js';
 
 /** How long after the trigger an operation is sent. */
@@ -181,28 +180,31 @@ describe.each(STORES)('interleavings on the $name store', ({ open: openStore }) 
     await checkJournal(wardrik, runId);
   });
 
-  it.each(DELAYS)('both parks of a step answered %s after each is journaled: the run completes once', async (_, delay) => {
-    const wardrik = await open(openStore(), ['A1', 'A2']);
-    const answered: Array<Promise<unknown>> = [];
-    const unsubscribe = wardrik.subscribe('*', (event) => {
-      if (event.type !== 'run-parked' || event.record.type !== 'run-parked') return;
-      const parked = event.record.park;
-      answered.push(
-        new Promise((resolve, reject) =>
-          after(delay, () =>
-            wardrik.answerPark(parked.id, { type: 'retry' }, { callHash: parked.callHash }).then(resolve, reject),
+  it.each(DELAYS)(
+    'both parks of a step answered %s after each is journaled: the run completes once',
+    async (_, delay) => {
+      const wardrik = await open(openStore(), ['A1', 'A2']);
+      const answered: Array<Promise<unknown>> = [];
+      const unsubscribe = wardrik.subscribe('*', (event) => {
+        if (event.type !== 'run-parked' || event.record.type !== 'run-parked') return;
+        const parked = event.record.park;
+        answered.push(
+          new Promise((resolve, reject) =>
+            after(delay, () =>
+              wardrik.answerPark(parked.id, { type: 'retry' }, { callHash: parked.callHash }).then(resolve, reject),
+            ),
           ),
-        ),
-      );
-    });
-    const { runId } = await wardrik.start('refunds', 'refund please');
-    await until(() => answered.length === 2, 10_000);
-    await Promise.all(answered);
-    unsubscribe();
-    expect(await settled(wardrik, runId), describeDelay(delay)).toBe('completed');
-    expect(executed.sort()).toEqual(['refund A1', 'refund A2']);
-    await checkJournal(wardrik, runId);
-  });
+        );
+      });
+      const { runId } = await wardrik.start('refunds', 'refund please');
+      await until(() => answered.length === 2, 10_000);
+      await Promise.all(answered);
+      unsubscribe();
+      expect(await settled(wardrik, runId), describeDelay(delay)).toBe('completed');
+      expect(executed.sort()).toEqual(['refund A1', 'refund A2']);
+      await checkJournal(wardrik, runId);
+    },
+  );
 
   for (const trigger of ['run-started', 'model-step', 'call-started', 'call-answered', 'run-parked'] as const) {
     it.each(DELAYS)(`a cancel %s after ${trigger}: the run ends cancelled, nothing held runs`, async (_, delay) => {
@@ -218,21 +220,24 @@ describe.each(STORES)('interleavings on the $name store', ({ open: openStore }) 
     });
   }
 
-  it.each(DELAYS)('an answer and a cancel racing %s after the park: one end, the refund at most once', async (_, delay) => {
-    const wardrik = await open(openStore(), ['A1']);
-    let cancel: Promise<unknown> = Promise.resolve();
-    const { runId, outcome } = await race(wardrik, 'run-parked', delay, (w, id) => {
-      cancel = w.cancel(id, 'changed my mind').catch((thrown: Error) => thrown);
-      return answerFirst(w, id).catch((thrown: Error) => thrown);
-    });
-    await outcome;
-    await cancel;
-    const status = await settled(wardrik, runId);
-    expect(['cancelled', 'completed']).toContain(status);
-    expect(executed.length).toBeLessThanOrEqual(1);
-    if (status === 'completed') expect(executed).toEqual(['refund A1']);
-    await checkJournal(wardrik, runId);
-  });
+  it.each(DELAYS)(
+    'an answer and a cancel racing %s after the park: one end, the refund at most once',
+    async (_, delay) => {
+      const wardrik = await open(openStore(), ['A1']);
+      let cancel: Promise<unknown> = Promise.resolve();
+      const { runId, outcome } = await race(wardrik, 'run-parked', delay, (w, id) => {
+        cancel = w.cancel(id, 'changed my mind').catch((thrown: Error) => thrown);
+        return answerFirst(w, id).catch((thrown: Error) => thrown);
+      });
+      await outcome;
+      await cancel;
+      const status = await settled(wardrik, runId);
+      expect(['cancelled', 'completed']).toContain(status);
+      expect(executed.length).toBeLessThanOrEqual(1);
+      if (status === 'completed') expect(executed).toEqual(['refund A1']);
+      await checkJournal(wardrik, runId);
+    },
+  );
 
   it.each(DELAYS)('a budget park stopped %s after it is journaled: the run ends failed', async (_, delay) => {
     const store = openStore();

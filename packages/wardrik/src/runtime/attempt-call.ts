@@ -8,6 +8,7 @@ import {
   type Progress,
   type Tool,
 } from '@wardrik/core';
+import { onAbort } from './on-abort.js';
 
 /** How one try of a call came out. */
 export type Attempt =
@@ -55,11 +56,10 @@ export async function attemptCall(input: AttemptInput): Promise<Attempt> {
   const answered = call(input.tools, { id: input.callId, name: input.name, arguments: input.arguments }, context).then(
     (answer): Attempt => ({ kind: 'answered', answer }),
   );
-  let onAbort: (() => void) | undefined;
+  let stopWaiting: (() => void) | undefined;
   const cancelled = new Promise<Attempt>((resolve) => {
-    onAbort = () => resolve({ kind: 'cancelled' });
-    if (input.runSignal.aborted) onAbort();
-    else input.runSignal.addEventListener('abort', onAbort, { once: true });
+    if (input.runSignal.aborted) resolve({ kind: 'cancelled' });
+    else stopWaiting = onAbort(input.runSignal, () => resolve({ kind: 'cancelled' }));
   });
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<Attempt>((resolve) => {
@@ -73,7 +73,7 @@ export async function attemptCall(input: AttemptInput): Promise<Attempt> {
     return await Promise.race([answered, cancelled, timedOut]);
   } finally {
     if (timer) clearTimeout(timer);
-    if (onAbort) input.runSignal.removeEventListener('abort', onAbort);
+    stopWaiting?.();
   }
 }
 

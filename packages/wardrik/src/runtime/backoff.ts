@@ -1,3 +1,5 @@
+import { onAbort } from './on-abort.js';
+
 /** How often and how patiently to retry. */
 export interface RetryPolicy {
   /** Tries in all, the first included. */
@@ -21,13 +23,14 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
+      stopWaiting?.();
       resolve();
     }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
+    const stopWaiting = signal
+      ? onAbort(signal, () => {
+          clearTimeout(timer);
+          reject(signal.reason);
+        })
+      : undefined;
   });
 }

@@ -31,6 +31,7 @@ import { WORKER_TOOL, type WorkerHub, type WorkerToolInfo } from '../workers/wor
 import { attemptCall } from './attempt-call.js';
 import { backoffDelay, type RetryPolicy, sleep } from './backoff.js';
 import { type EventHub, recordEvent } from './events.js';
+import { onAbort } from './on-abort.js';
 import { parkHash } from './park-hash.js';
 import { callFacts, type Decision, decide, type Policy } from './policy.js';
 import { journaledArguments, storableAnswer } from './storable.js';
@@ -633,15 +634,14 @@ function usageMeasures(response: ModelResponse): Record<string, number> {
 function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
+    const stopWaiting = onAbort(signal, () => reject(signal.reason));
     promise.then(
       (value) => {
-        signal.removeEventListener('abort', onAbort);
+        stopWaiting();
         resolve(value);
       },
       (reason) => {
-        signal.removeEventListener('abort', onAbort);
+        stopWaiting();
         reject(reason);
       },
     );

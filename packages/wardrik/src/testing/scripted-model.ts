@@ -9,6 +9,7 @@ import type {
   RequestedToolCall,
   Usage,
 } from '../model/model.js';
+import { onAbort } from '../runtime/on-abort.js';
 
 /** One scripted model turn: text, tool calls, or both, with what it cost. */
 export interface ScriptedTurn {
@@ -100,14 +101,14 @@ export function lastToolResults(request: ModelRequest): Array<Message & { role: 
 
 function delay(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      stopWaiting();
+      resolve();
+    }, ms);
+    const stopWaiting = onAbort(signal, () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    });
   });
 }

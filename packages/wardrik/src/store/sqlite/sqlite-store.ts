@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { WardrikError } from '@wardrik/core';
+import type { WardrikError } from '@wardrik/core';
 import Database from 'better-sqlite3';
 import type { Principal, TokenInfo } from '../../auth/types.js';
 import { InvalidInputError, ParkNotFoundError, PrincipalNotFoundError, StoreError } from '../../errors.js';
@@ -171,9 +171,12 @@ export class SqliteStore implements Store {
     } catch (cause) {
       database?.close();
       const code = String((cause as { code?: unknown }).code ?? '');
-      throw new StoreError(`cannot open the SQLite database ${path}: ${(cause as Error).message}${advice(code, path)}`, {
-        cause,
-      });
+      throw new StoreError(
+        `cannot open the SQLite database ${path}: ${(cause as Error).message}${advice(code, path)}`,
+        {
+          cause,
+        },
+      );
     }
     this.database = database;
   }
