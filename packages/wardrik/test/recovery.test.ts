@@ -1,6 +1,8 @@
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tool } from '@wardrik/core';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { defineAgent, type Wardrik } from '../src/index.js';
+import { defineAgent, RunNeedsAttentionError, StoreError, type Wardrik } from '../src/index.js';
 import { lastToolResults, ScriptedModel } from '../src/testing/index.js';
 import { openWardrik, tempDbPath, until } from './helpers.js';
 
@@ -123,3 +125,80 @@ describe('recovery', () => {
     expect(fresh.calls).toBe(1);
   });
 });
+
+describe('a run that cannot be loaded (issue 11, item 4)', () => {
+  /** Two runs interrupted mid-call; then one journal record is changed by hand as `spoil` says. */
+  async function twoInterrupted(spoil: (database: Database.Database, runId: string) => void) {
+    const path = tempDbPath();
+    const first = await open(path, 'lookup');
+    const { runId: bad } = await first.start('a', 'go');
+    const { runId: good } = await first.start('a', 'go');
+    await until(() => executions.length === 2);
+    await first.close();
+    hang = false;
+    const database = new Database(path);
+    spoil(database, bad);
+    database.close();
+    return { path, bad, good };
+  }
+  const newerVersion = (database: Database.Database, runId: string) =>
+    database.prepare(`UPDATE journal SET record = json_set(record, '$.v', 99) WHERE run_id = ? AND seq = 2`).run(runId);
+  const notJson = (database: Database.Database, runId: string) =>
+    database.prepare(`UPDATE journal SET record = '{"v":1,' WHERE run_id = ? AND seq = 2`).run(runId);
+
+  it.each([
+    ['a record of a newer format version', newerVersion, 'journal format version 99'],
+    ['a record that is not JSON', notJson, 'not JSON'],
+  ])('with %s: the others are recovered; it is marked with why, its journal untouched', async (_, spoil, why) => {
+    const { path, bad, good } = await twoInterrupted(spoil);
+    const before = readJournal(path, bad);
+    const second = await open(path, 'lookup');
+    expect(await second.wait(good)).toMatchObject({ status: 'completed' });
+    const [row] = (await second.listRuns({ status: 'running' })).filter((run) => run.id === bad);
+    expect(row?.attention).toContain(why);
+    await expect(second.wait(bad)).rejects.toSatisfy((thrown) => RunNeedsAttentionError.isInstance(thrown));
+    expect(readJournal(path, bad)).toEqual(before);
+  });
+
+  it('can be cancelled: its end is appended after its last record, nothing before it changes', async () => {
+    const { path, bad } = await twoInterrupted(newerVersion);
+    const before = readJournal(path, bad);
+    const second = await open(path, 'lookup');
+    const result = await second.cancel(bad, 'cannot be read here');
+    expect(result).toMatchObject({ status: 'cancelled', error: 'cannot be read here' });
+    const after = readJournal(path, bad);
+    expect(after.slice(0, before.length)).toEqual(before);
+    expect(JSON.parse(after.at(-1) as string)).toMatchObject({ type: 'run-ended', status: 'cancelled' });
+    const row = await second.getRunSummary(bad);
+    expect(row.status).toBe('cancelled');
+    expect(row.attention).toBeUndefined();
+    await expect(second.cancel(bad)).rejects.toThrow(/has ended/);
+  });
+});
+
+describe('a damaged database file (issue 11, item 5)', () => {
+  it('is a StoreError naming the file and what to do, not a raw SqliteError', async () => {
+    const path = tempDbPath();
+    const first = await open(path, 'lookup');
+    await first.close();
+    // Keep the header, overwrite the pages after it: the file opens, then every read fails.
+    const file = readFileSync(path);
+    writeFileSync(path, Buffer.concat([file.subarray(0, 100), Buffer.alloc(file.length - 100, 0xa5)]));
+    rmSync(`${path}-wal`, { force: true });
+    const failure = await openWardrik(path, [agentCalling('lookup')]).catch((thrown: unknown) => thrown);
+    expect(StoreError.isInstance(failure)).toBe(true);
+    expect((failure as Error).message).toContain(path);
+    expect((failure as Error).message).toMatch(/SQLITE_(CORRUPT|NOTADB)/);
+    expect((failure as Error).message).toContain('Restore it from a backup');
+  });
+});
+
+function readJournal(path: string, runId: string): string[] {
+  const database = new Database(path, { readonly: true });
+  try {
+    const rows = database.prepare('SELECT record FROM journal WHERE run_id = ? ORDER BY seq').all(runId);
+    return (rows as Array<{ record: string }>).map((row) => row.record);
+  } finally {
+    database.close();
+  }
+}

@@ -676,8 +676,7 @@ export class Wardrik {
     const row = await this.store.getRun(runId);
     if (!row) throw new RunNotFoundError(`no run ${JSON.stringify(runId)}`);
     if (isEnded(row.status)) throw new RunEndedError(`run ${runId} has ended (${row.status})`);
-    const journal = await this.store.loadJournal(runId);
-    const seq = (journal.at(-1)?.seq ?? 0) + 1;
+    const seq = (await this.store.lastSeq(runId)) + 1;
     const at = this.#deps.now();
     const ended: RunEndedRecord = {
       v: JOURNAL_VERSION,

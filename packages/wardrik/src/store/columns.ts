@@ -1,5 +1,5 @@
 import type { Label, Measures } from '@wardrik/core';
-import { InvalidInputError, ParkAlreadyAnsweredError, StoreError } from '../errors.js';
+import { InvalidInputError, ParkAlreadyAnsweredError, RunNeedsAttentionError, StoreError } from '../errors.js';
 import type { JournalRecord, Park, ParkDecision, StoredRecord } from '../journal/records.js';
 import type { ParkRow, RunRow, RunStatus, RunWrite } from './store.js';
 
@@ -129,9 +129,14 @@ function runColumns(run: RunRow, runId: string): RunColumns {
   };
 }
 
-/** A `runs` row as a `RunRow`. */
+/** A `runs` row as a `RunRow`. A summary that is not JSON marks the row as needing attention (listing others goes on). */
 export function runRowFrom(columns: RunColumns): RunRow {
-  const summary = JSON.parse(columns.summary) as RunSummary;
+  let summary: RunSummary;
+  try {
+    summary = JSON.parse(columns.summary) as RunSummary;
+  } catch (cause) {
+    summary = { measures: {}, labels: [], attention: `its row's summary is not JSON (${(cause as Error).message})` };
+  }
   return {
     id: columns.id,
     agent: columns.agent,
@@ -159,9 +164,16 @@ export function parkRowFrom(columns: ParkColumns): ParkRow {
   };
 }
 
-/** A journal row as a `StoredRecord`. */
+/** A journal row as a `StoredRecord`. A record that is not JSON is that run's problem: `RunNeedsAttentionError`. */
 export function storedRecordFrom(runId: string, columns: RecordColumns): StoredRecord {
-  return { runId, seq: columns.seq, record: JSON.parse(columns.record) as JournalRecord };
+  try {
+    return { runId, seq: columns.seq, record: JSON.parse(columns.record) as JournalRecord };
+  } catch (cause) {
+    throw new RunNeedsAttentionError(
+      `run ${runId}, record ${columns.seq}: not JSON (${(cause as Error).message}); the journal is left as it is`,
+      { cause },
+    );
+  }
 }
 
 /** The error for answering a park that is no longer open: says which state it is in, and since when. */

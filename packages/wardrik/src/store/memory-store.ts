@@ -163,6 +163,11 @@ export class MemoryStore implements Store {
     return entries.slice(start).map((entry) => storedRecordFrom(runId, entry));
   }
 
+  async lastSeq(runId: string): Promise<number> {
+    this.checkUsable();
+    return this.journals.get(runId)?.at(-1)?.seq ?? 0;
+  }
+
   async getPark(parkId: string): Promise<ParkRow | undefined> {
     this.checkUsable();
     const row = this.parks.get(parkId);

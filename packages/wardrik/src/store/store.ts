@@ -105,6 +105,8 @@ export interface Store {
   listRuns(filter?: RunFilter): Promise<RunRow[]>;
   /** The run's journal, in order, from `afterSeq` (exclusive). */
   loadJournal(runId: string, afterSeq?: number): Promise<StoredRecord[]>;
+  /** The seq of the run's last journal record (0 if none), read without parsing any record. */
+  lastSeq(runId: string): Promise<number>;
   getPark(parkId: string): Promise<ParkRow | undefined>;
   listParks(filter?: ParkFilter): Promise<ParkRow[]>;
   /** Records a standing decision, durably (replacing one for the same agent and tool). */

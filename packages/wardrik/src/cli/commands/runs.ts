@@ -76,13 +76,19 @@ ${COMMON_HELP}`,
         rows.map((row) => [
           row.id,
           row.agent,
-          row.status,
+          row.attention === undefined ? row.status : `${row.status} (needs attention)`,
           when(row.createdAt),
           describeCostShort(row.measures),
           clip(row.output ?? row.error ?? '', 60),
         ]),
       ),
     );
+    const attention = rows.filter((row) => row.attention !== undefined);
+    if (attention.length > 0) {
+      print('');
+      print('Needs attention (this server cannot load their journals; POST /v1/runs/ID/cancel ends one):');
+      for (const row of attention) print(`  ${row.id}: ${row.attention}`);
+    }
     return EXIT.ok;
   },
 };

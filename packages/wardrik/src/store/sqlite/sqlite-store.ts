@@ -75,6 +75,7 @@ interface Statements {
   readonly getRun: Database.Statement<[string], RunColumns>;
   readonly getPark: Database.Statement<[string], ParkColumns>;
   readonly loadJournal: Database.Statement<[string, number], RunRecordColumns>;
+  readonly lastSeq: Database.Statement<[string], { seq: number | null }>;
   readonly flush: Database.Transaction<(writes: readonly SerializedWrite[]) => void>;
   readonly answer: Database.Transaction<(answer: ParkAnswerWrite, decision: string, write: SerializedWrite) => void>;
   readonly getPrincipal: Database.Statement<[string], PrincipalColumns>;
@@ -264,6 +265,11 @@ export class SqliteStore implements Store {
       statements.loadJournal.all(runId, afterSeq ?? Number.MIN_SAFE_INTEGER),
     );
     return rows.map((row) => storedRecordFrom(runId, row));
+  }
+
+  async lastSeq(runId: string): Promise<number> {
+    const row = this.read(`reading the journal of run ${runId}`, (statements) => statements.lastSeq.get(runId));
+    return row?.seq ?? 0;
   }
 
   async getPark(parkId: string): Promise<ParkRow | undefined> {
@@ -571,6 +577,7 @@ function prepare(database: Database.Database): Statements {
     parkState: database.prepare<[string], ParkState>('SELECT status, answered_at, answered_by FROM parks WHERE id = ?'),
     getRun: database.prepare<[string], RunColumns>('SELECT * FROM runs WHERE id = ?'),
     getPark: database.prepare<[string], ParkColumns>('SELECT * FROM parks WHERE id = ?'),
+    lastSeq: database.prepare<[string], { seq: number | null }>('SELECT max(seq) AS seq FROM journal WHERE run_id = ?'),
     loadJournal: database.prepare<[string, number], RunRecordColumns>(
       'SELECT seq, record FROM journal WHERE run_id = ? AND seq > ? ORDER BY seq',
     ),
