@@ -278,6 +278,21 @@ describe('Anthropic errors', () => {
     expect(modelSteps((await runtime.getRun(result.runId)).journal)).toHaveLength(1);
   });
 
+  it('retries a stream that stops after message_delta without message_stop: the provider reports no finish', async () => {
+    const fake = await serve((request) =>
+      request.index === 1
+        ? { stream: { text: ['Your order ', 'A1 was'], cut: 'end', cutAfterMessageDelta: true } }
+        : { stream: { text: ['All good.'] } },
+    );
+    const runtime = await openRuntime(anthropicModel(fake));
+
+    const result = await runtime.run('support', 'Where is A1?');
+
+    expect(result).toMatchObject({ status: 'completed', output: 'All good.' });
+    expect(fake.requests).toHaveLength(2);
+    expect(modelSteps((await runtime.getRun(result.runId)).journal).map((step) => step.text)).toEqual(['All good.']);
+  });
+
   it('fails the run at once on a 401 authentication_error, naming the model and the reason', async () => {
     const fake = await serve(() => ({ status: 401, message: 'invalid x-api-key' }));
     const runtime = await openRuntime(anthropicModel(fake));
