@@ -6,6 +6,7 @@
  */
 import { connect } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { RunEvent } from '../src/index.js';
 import { ECHO_TOOL, RawWorker } from './fixtures/workers/raw-worker.js';
 import {
   answersOf,
@@ -192,6 +193,48 @@ describe('a raw JSON-RPC worker', () => {
     await until(() => env.wardrik.workers.list().length === 0);
   });
 
+  it('progress for the call in flight is passed on; late, unknown, malformed or shrinking progress is ignored, never a fault', async () => {
+    const worker = await listedRaw();
+    const { runId } = await env.wardrik.start('support', plan([workerCall('echo', { text: 'p' })]));
+    const events: Array<Extract<RunEvent, { type: 'call-progress' }>> = [];
+    env.wardrik.subscribe(runId, (event) => {
+      if (event.type === 'call-progress') events.push(event);
+    });
+    const call = await worker.nextCall();
+    const token = call.params?._meta?.progressToken;
+    expect(token).toBe(call.id);
+    const progress = (params: Record<string, unknown>) =>
+      worker.send({ jsonrpc: '2.0', method: 'notifications/progress', params });
+    progress({ progressToken: token, progress: 1, total: 4, message: 'one' });
+    progress({ progressToken: token, progress: 1 }); // did not grow
+    progress({ progressToken: token, progress: 'two' }); // not a number
+    progress({ progressToken: token, progress: 2, total: 'x' });
+    progress({ progressToken: token, progress: 2, message: 7 });
+    progress({ progressToken: 424_242, progress: 9 }); // no such call
+    progress({ progressToken: String(token), progress: 9 }); // not the token Wardrik sent
+    progress({ progress: 9 });
+    progress({ progressToken: token, progress: 3, message: 'three' });
+    await until(() => events.some((event) => event.progress === 3));
+    worker.answer(call.id, { content: [{ type: 'text', text: 'done' }] });
+    progress({ progressToken: token, progress: 4 }); // after the answer
+    const result = await env.wardrik.wait(runId);
+    expect(answersOf(result.output)[0]).toMatchObject({ isError: false, content: 'done' });
+
+    expect(events.map((event) => [event.progress, event.total, event.message])).toEqual([
+      [1, 4, 'one'],
+      [3, undefined, 'three'],
+    ]);
+    expect(events[0]).toMatchObject({ runId, name: 'workers__echo' });
+    expect(env.logs.filter((line) => line.includes('progress for call'))).toEqual([
+      expect.stringMatching(/progress must be a number, got "two"/),
+      expect.stringMatching(/total must be a number/),
+      expect.stringMatching(/message must be a string/),
+    ]);
+    expect(env.logs.filter((line) => line.includes('protocol error'))).toEqual([]);
+    expect(worker.received.filter((message) => message.error !== undefined)).toEqual([]);
+    expect(env.wardrik.workers.list()).toHaveLength(1);
+  });
+
   it('answers with unknown ids are dropped and logged; enough of them disconnect the worker', async () => {
     const worker = await listedRaw();
     worker.answer(999_999, { content: [] });
@@ -241,7 +284,10 @@ describe('a raw JSON-RPC worker', () => {
     expect(closed.code).toBe(1009);
     // The call was lost with the connection and retried on the other worker (echo is read-only).
     const retried = await other.nextCall();
-    expect(retried.params?._meta).toEqual(call.params?._meta);
+    // The same meta (each attempt has a progress token of its own).
+    const { progressToken: _first, ...meta } = call.params?._meta ?? {};
+    const { progressToken: _second, ...retriedMeta } = retried.params?._meta ?? {};
+    expect(retriedMeta).toEqual(meta);
     other.answer(retried.id, { content: [{ type: 'text', text: 'from the other' }] });
     expect(answersOf((await run).output)[0]).toMatchObject({ isError: false, content: 'from the other' });
     await stillServing();

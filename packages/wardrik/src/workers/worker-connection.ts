@@ -1,16 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
-import type { McpTool } from '@wardrik/core';
+import type { McpTool, Progress } from '@wardrik/core';
 import type { WebSocket } from 'ws';
 import type { Principal } from '../auth/types.js';
 import { type JsonRpcId, type JsonRpcResponse, parseFrame, RPC } from './json-rpc.js';
 import { checkListedTool } from './listed-tool.js';
+import { type CallOutcome, type Pending, PendingCall, type Reply } from './pending-call.js';
+import { readProgress } from './progress-notification.js';
 
-/** How a call sent to a worker came out. */
-export type CallOutcome =
-  | { readonly type: 'result'; readonly result: unknown }
-  | { readonly type: 'lost'; readonly reason: string }
-  | { readonly type: 'cancelled' };
+export type { CallOutcome } from './pending-call.js';
 
 /** What a call's `_meta` carries. */
 export interface CallMeta {
@@ -20,6 +18,21 @@ export interface CallMeta {
   readonly idempotencyKey: string;
   /** The labels the run carries: what the worker is handed is as trusted as they say. */
   readonly labels: readonly string[];
+}
+
+/** A `tools/call` to send. */
+export interface ToolCall {
+  readonly name: string;
+  readonly arguments: unknown;
+  readonly meta: CallMeta;
+  /** Aborting it cancels the call (the worker gets `notifications/cancelled`). */
+  readonly signal: AbortSignal;
+  /** How long the call may go without an answer or progress (ms); progress starts it again. Past it: lost. */
+  readonly idleTimeoutMs: number;
+  /** The most the call may take in all, progress or not (ms; never less than `idleTimeoutMs`). Past it: lost. */
+  readonly maxTimeMs: number;
+  /** Receives the worker's `notifications/progress` for the call (each with a greater `progress`). */
+  readonly onProgress?: (progress: Progress) => void;
 }
 
 /** Timings and limits of a connection. */
@@ -32,18 +45,6 @@ export interface ConnectionOptions {
   readonly onTools: (connection: WorkerConnection) => void;
   readonly onClose: (connection: WorkerConnection, reason: string) => void;
   readonly log: (message: string) => void;
-}
-
-/** The answer to a request: a result, the worker's JSON-RPC error, or no answer at all (lost). */
-type Reply =
-  | { readonly type: 'result'; readonly result: unknown }
-  | { readonly type: 'error'; readonly message: string }
-  | { readonly type: 'lost'; readonly reason: string };
-
-/** A request waiting for its response. */
-interface Pending {
-  readonly method: string;
-  settle(reply: Reply): void;
 }
 
 const PROTOCOL_VERSION = '2025-06-18';
@@ -138,19 +139,20 @@ export class WorkerConnection {
   }
 
   /**
-   * Sends `tools/call` and waits for the worker's result. Aborting `signal` cancels it (the worker
-   * gets `notifications/cancelled`); so does passing `timeoutMs`, which makes the call lost.
+   * Sends `tools/call` and waits for the worker's result. Its `_meta` carries a `progressToken`
+   * (the request's id): the worker's `notifications/progress` for it reach `onProgress` and start
+   * the idle timeout again. Aborting `signal` cancels the call (the worker gets
+   * `notifications/cancelled`); so does passing a timeout, which makes the call lost.
    */
-  callTool(name: string, args: unknown, meta: CallMeta, signal: AbortSignal, timeoutMs: number): Promise<CallOutcome> {
+  callTool(call: ToolCall): Promise<CallOutcome> {
     if (this.#closed) return Promise.resolve({ type: 'lost', reason: 'the worker disconnected' });
-    if (signal.aborted) return Promise.resolve({ type: 'cancelled' });
+    if (call.signal.aborted) return Promise.resolve({ type: 'cancelled' });
     const id = this.#nextId++;
     return new Promise<CallOutcome>((resolve) => {
-      const call = new PendingCall(this, id, resolve, signal, timeoutMs);
-      this.#pending.set(id, call);
+      this.#pending.set(id, new PendingCall(this, id, resolve, call));
       this.inflight += 1;
       this.#sendText(
-        `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":${JSON.stringify(name)},"arguments":${JSON.stringify(args ?? {})},"_meta":${metaJson(meta)}}}`,
+        `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":${JSON.stringify(call.name)},"arguments":${JSON.stringify(call.arguments ?? {})},"_meta":${metaJson(id, call.meta)}}}`,
       );
     });
   }
@@ -336,7 +338,11 @@ export class WorkerConnection {
       this.#relist();
       return;
     }
-    if (id === undefined) return; // other notifications (progress, message, cancelled) need no answer
+    if (method === 'notifications/progress' && id === undefined) {
+      this.#progress(parsed.message.params);
+      return;
+    }
+    if (id === undefined) return; // other notifications (message, cancelled) need no answer
     if (method === 'ping') {
       this.#reply({ jsonrpc: '2.0', id, result: {} });
       return;
@@ -346,6 +352,23 @@ export class WorkerConnection {
       id,
       error: { code: RPC.methodNotFound, message: `Wardrik does not serve ${method}` },
     });
+  }
+
+  /**
+   * Progress for a call in flight goes to it. Progress for any other token is dropped quietly: it
+   * comes late (after the answer, a cancel or a timeout) as a matter of course, and none of it
+   * changes anything.
+   */
+  #progress(params: Record<string, unknown> | undefined): void {
+    const read = readProgress(params);
+    const token = read.token;
+    const call = typeof token === 'number' ? this.#pending.get(token) : undefined;
+    if (!(call instanceof PendingCall)) return;
+    if (!read.ok) {
+      this.#options.log(`worker ${this.principal.name}: progress for call ${token} ignored: ${read.reason}`);
+      return;
+    }
+    call.progress(read.progress);
   }
 
   #fault(id: JsonRpcId | null, code: number, reason: string, answer = true): void {
@@ -375,101 +398,10 @@ export class WorkerConnection {
   }
 }
 
-/**
- * A `tools/call` waiting for its answer. One object per call, no closures: its timer and its abort
- * watch call back into it.
- */
-class PendingCall implements Pending {
-  readonly method = 'tools/call';
-  readonly id: number;
-  readonly #connection: WorkerConnection;
-  readonly #resolve: (outcome: CallOutcome) => void;
-  readonly #signal: AbortSignal;
-  readonly #timer: NodeJS.Timeout;
-  readonly #timeoutMs: number;
-
-  constructor(
-    connection: WorkerConnection,
-    id: number,
-    resolve: (outcome: CallOutcome) => void,
-    signal: AbortSignal,
-    timeoutMs: number,
-  ) {
-    this.#connection = connection;
-    this.id = id;
-    this.#resolve = resolve;
-    this.#signal = signal;
-    this.#timeoutMs = timeoutMs;
-    this.#timer = setTimeout(onTimeout, timeoutMs, this);
-    watchAbort(signal, this);
-  }
-
-  /** The worker answered, or the connection was lost. */
-  settle(reply: Reply): void {
-    this.#finish(
-      reply.type === 'error'
-        ? { type: 'result', result: { content: [{ type: 'text', text: reply.message }], isError: true } }
-        : reply,
-    );
-  }
-
-  aborted(): void {
-    if (this.#connection.stopCall(this, describeAbort(this.#signal.reason))) this.#finish({ type: 'cancelled' });
-  }
-
-  timedOut(): void {
-    const why = `no answer within ${this.#timeoutMs} ms`;
-    if (this.#connection.stopCall(this, why)) this.#finish({ type: 'lost', reason: why });
-  }
-
-  #finish(outcome: CallOutcome): void {
-    clearTimeout(this.#timer);
-    unwatchAbort(this.#signal, this);
-    this.#resolve(outcome);
-  }
-}
-
-function onTimeout(call: PendingCall): void {
-  call.timedOut();
-}
-
-/**
- * The calls waiting on each signal. A run's signal is shared by all its calls: one listener per
- * signal, not one per call (EventTarget listeners cost a scan of the list to add, and more than
- * ten draw a leak warning).
- */
-const watched = new WeakMap<AbortSignal, Set<PendingCall>>();
-
-function watchAbort(signal: AbortSignal, call: PendingCall): void {
-  let calls = watched.get(signal);
-  if (!calls) {
-    const created = new Set<PendingCall>();
-    calls = created;
-    watched.set(signal, created);
-    signal.addEventListener(
-      'abort',
-      () => {
-        watched.delete(signal);
-        for (const each of [...created]) each.aborted();
-      },
-      { once: true },
-    );
-  }
-  calls.add(call);
-}
-
-function unwatchAbort(signal: AbortSignal, call: PendingCall): void {
-  watched.get(signal)?.delete(call);
-}
-
-/** A call's `_meta` as JSON, with its fields in a fixed order. */
-function metaJson(meta: CallMeta): string {
+/** A call's `_meta` as JSON, with its fields in a fixed order; its progress token is the request's id. */
+function metaJson(id: number, meta: CallMeta): string {
   const labels = meta.labels.length ? `,"labels":${JSON.stringify(meta.labels)}` : ',"labels":[]';
-  return `{"agent":${JSON.stringify(meta.agent)},"run":${JSON.stringify(meta.run)},"principal":${JSON.stringify(meta.principal)},"idempotencyKey":${JSON.stringify(meta.idempotencyKey)}${labels}}`;
-}
-
-function describeAbort(reason: unknown): string {
-  return reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : 'cancelled';
+  return `{"progressToken":${id},"agent":${JSON.stringify(meta.agent)},"run":${JSON.stringify(meta.run)},"principal":${JSON.stringify(meta.principal)},"idempotencyKey":${JSON.stringify(meta.idempotencyKey)}${labels}}`;
 }
 
 function describeReply(reply: Reply): string {

@@ -25,11 +25,17 @@ export interface HubOptions {
   /** How long a call waits for some worker to offer its tool. Default 10 s. */
   readonly unavailableWaitMs?: number;
   /**
-   * How long a worker call may take when the worker's listing of its tool sets no
-   * `_meta['wardrik/timeout']` (ms). Past it the call is Lost and the worker gets
+   * How long a worker call may go without an answer or progress when the worker's listing of its
+   * tool sets no `_meta['wardrik/timeout']` (ms). Each progress report (`notifications/progress`
+   * with a greater `progress`) starts it again. Past it the call is Lost and the worker gets
    * `notifications/cancelled`. Default 5 min.
    */
   readonly callTimeoutMs?: number;
+  /**
+   * The most a worker call may take in all, however often it reports progress (ms; never less than
+   * the call's own timeout). Past it the call is Lost as above. Default 1 h.
+   */
+  readonly maxCallMs?: number;
   readonly handshakeTimeoutMs?: number;
   readonly pingIntervalMs?: number;
   readonly pingTimeoutMs?: number;
@@ -76,6 +82,7 @@ export class WorkerHub {
       trustedWorkers: options.trustedWorkers ?? false,
       unavailableWaitMs: options.unavailableWaitMs ?? 10_000,
       callTimeoutMs: options.callTimeoutMs ?? 300_000,
+      maxCallMs: options.maxCallMs ?? 3_600_000,
       handshakeTimeoutMs: options.handshakeTimeoutMs ?? 10_000,
       pingIntervalMs: options.pingIntervalMs ?? 15_000,
       pingTimeoutMs: options.pingTimeoutMs ?? 10_000,
@@ -279,20 +286,21 @@ export class WorkerHub {
       const each = candidates[index] as WorkerConnection;
       if (each.inflight < connection.inflight) connection = each;
     }
-    const timeoutMs = toolTimeout(connection.tools.get(name)) ?? this.#options.callTimeoutMs;
-    const outcome = await connection.callTool(
+    const outcome = await connection.callTool({
       name,
-      args,
-      {
+      arguments: args,
+      meta: {
         agent,
         run: context.runId,
         principal: context.principal,
         idempotencyKey: context.idempotencyKey,
         labels: context.labels,
       },
-      context.signal,
-      timeoutMs,
-    );
+      signal: context.signal,
+      idleTimeoutMs: toolTimeout(connection.tools.get(name)) ?? this.#options.callTimeoutMs,
+      maxTimeMs: this.#options.maxCallMs,
+      onProgress: ({ progress, ...rest }) => context.reportProgress(progress, rest),
+    });
     if (outcome.type === 'result') return mcpResultToAnswer(outcome.result);
     if (outcome.type === 'lost') return error(`Lost: ${outcome.reason}`, { code: 'lost' });
     return error('the call was cancelled', { code: 'cancelled' });

@@ -1,0 +1,158 @@
+import type { Progress } from '@wardrik/core';
+
+/** How a call sent to a worker came out. */
+export type CallOutcome =
+  | { readonly type: 'result'; readonly result: unknown }
+  | { readonly type: 'lost'; readonly reason: string }
+  | { readonly type: 'cancelled' };
+
+/** The answer to a request: a result, the worker's JSON-RPC error, or no answer at all (lost). */
+export type Reply =
+  | { readonly type: 'result'; readonly result: unknown }
+  | { readonly type: 'error'; readonly message: string }
+  | { readonly type: 'lost'; readonly reason: string };
+
+/** A request waiting for its response. */
+export interface Pending {
+  readonly method: string;
+  settle(reply: Reply): void;
+}
+
+/** The connection a call was sent on, as the call sees it. */
+export interface CallOwner {
+  /** Stops waiting for the call (the worker gets `notifications/cancelled`); false if it already ended. */
+  stopCall(call: PendingCall, why: string): boolean;
+}
+
+/** How long a call may take, and who hears of its progress. */
+export interface CallLimits {
+  readonly signal: AbortSignal;
+  /** How long the call may go without an answer or progress (ms); each progress report starts it again. */
+  readonly idleTimeoutMs: number;
+  /** The most the call may take in all, progress or not (ms); never less than `idleTimeoutMs`. */
+  readonly maxTimeMs: number;
+  readonly onProgress?: ((progress: Progress) => void) | undefined;
+}
+
+/**
+ * A `tools/call` waiting for its answer. One object per call, no closures: its timer and its abort
+ * watch call back into it.
+ *
+ * Its timeout is an idle timeout: progress (a report whose `progress` is greater than the last)
+ * starts it again, up to the call's maximum time, after which it is lost whatever it reports.
+ */
+export class PendingCall implements Pending {
+  readonly method = 'tools/call';
+  readonly id: number;
+  readonly #owner: CallOwner;
+  readonly #resolve: (outcome: CallOutcome) => void;
+  readonly #limits: CallLimits;
+  /** When the call must have ended, progress or not (ms since the epoch). */
+  readonly #deadline: number;
+  #timer: NodeJS.Timeout;
+  /** Whether the running timer ends at the deadline rather than an idle period. */
+  #timerAtDeadline = false;
+  #lastProgress: number | undefined;
+
+  constructor(owner: CallOwner, id: number, resolve: (outcome: CallOutcome) => void, limits: CallLimits) {
+    this.#owner = owner;
+    this.id = id;
+    this.#resolve = resolve;
+    this.#limits = limits;
+    this.#deadline = Date.now() + Math.max(limits.maxTimeMs, limits.idleTimeoutMs);
+    this.#timer = this.#startTimer();
+    watchAbort(limits.signal, this);
+  }
+
+  /** The worker answered, or the connection was lost. */
+  settle(reply: Reply): void {
+    this.#finish(
+      reply.type === 'error'
+        ? { type: 'result', result: { content: [{ type: 'text', text: reply.message }], isError: true } }
+        : reply,
+    );
+  }
+
+  /**
+   * The worker reported progress: passed on and the idle timeout started again, unless `progress`
+   * did not grow (MCP requires it to), which is ignored. Returns whether it was taken.
+   */
+  progress(report: Progress): boolean {
+    if (this.#lastProgress !== undefined && report.progress <= this.#lastProgress) return false;
+    this.#lastProgress = report.progress;
+    if (!this.#timerAtDeadline) {
+      clearTimeout(this.#timer);
+      this.#timer = this.#startTimer();
+    }
+    try {
+      this.#limits.onProgress?.(report);
+    } catch {
+      // whoever listens must not break the call
+    }
+    return true;
+  }
+
+  aborted(): void {
+    if (this.#owner.stopCall(this, describeAbort(this.#limits.signal.reason))) this.#finish({ type: 'cancelled' });
+  }
+
+  timedOut(): void {
+    const { idleTimeoutMs, maxTimeMs } = this.#limits;
+    const why = this.#timerAtDeadline
+      ? `no answer within ${Math.max(maxTimeMs, idleTimeoutMs)} ms, the most a call may take, progress or not`
+      : this.#lastProgress === undefined
+        ? `no answer within ${idleTimeoutMs} ms`
+        : `no answer or progress within ${idleTimeoutMs} ms of the last progress report`;
+    if (this.#owner.stopCall(this, why)) this.#finish({ type: 'lost', reason: why });
+  }
+
+  #startTimer(): NodeJS.Timeout {
+    const idle = this.#limits.idleTimeoutMs;
+    const left = this.#deadline - Date.now();
+    this.#timerAtDeadline = left <= idle;
+    return setTimeout(onTimeout, Math.max(0, Math.min(idle, left)), this);
+  }
+
+  #finish(outcome: CallOutcome): void {
+    clearTimeout(this.#timer);
+    unwatchAbort(this.#limits.signal, this);
+    this.#resolve(outcome);
+  }
+}
+
+function onTimeout(call: PendingCall): void {
+  call.timedOut();
+}
+
+/**
+ * The calls waiting on each signal. A run's signal is shared by all its calls: one listener per
+ * signal, not one per call (EventTarget listeners cost a scan of the list to add, and more than
+ * ten draw a leak warning).
+ */
+const watched = new WeakMap<AbortSignal, Set<PendingCall>>();
+
+function watchAbort(signal: AbortSignal, call: PendingCall): void {
+  let calls = watched.get(signal);
+  if (!calls) {
+    const created = new Set<PendingCall>();
+    calls = created;
+    watched.set(signal, created);
+    signal.addEventListener(
+      'abort',
+      () => {
+        watched.delete(signal);
+        for (const each of [...created]) each.aborted();
+      },
+      { once: true },
+    );
+  }
+  calls.add(call);
+}
+
+function unwatchAbort(signal: AbortSignal, call: PendingCall): void {
+  watched.get(signal)?.delete(call);
+}
+
+function describeAbort(reason: unknown): string {
+  return reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : 'cancelled';
+}
