@@ -20,9 +20,11 @@ export interface ConnectWorkerOptions extends WorkerConnectionOptions {
 /**
  * Connects an MCP server to Wardrik as a worker, over a WebSocket that this side opens to
  * `<url>/v1/workers` with `Authorization: Bearer <token>`. Wardrik is the MCP client: it sends
- * `initialize`, lists the tools and calls them with `_meta: { agent, run, principal,
- * idempotencyKey }`, which a tool handler sees as `extra._meta`; `notifications/cancelled` aborts
- * the handler's `extra.signal`.
+ * `initialize`, lists the tools and calls them with `_meta: { progressToken, agent, run, principal,
+ * idempotencyKey, labels }`, which a tool handler sees as `extra._meta`; `notifications/cancelled`
+ * aborts the handler's `extra.signal`. Progress a handler reports with `extra.sendNotification`
+ * (`notifications/progress` for `extra._meta.progressToken`) goes to Wardrik, which shows it to
+ * the run's followers and starts the call's timeout again.
  *
  * When the connection is lost it reconnects with exponential backoff and jitter: a fresh
  * WebSocket and transport, and the same server object connected to it again (the SDK's
