@@ -7,7 +7,7 @@ import { isJournaled } from '../runtime/events.js';
 import type { Wardrik } from '../runtime/wardrik.js';
 import type { RunRow } from '../store/store.js';
 import { openApiDocument } from './openapi.js';
-import { ApiProblem, problemResponse, send } from './problem.js';
+import { ApiProblem, problemResponse, RETRY_AFTER_SECONDS, STORE_FAILED, send } from './problem.js';
 import type { Route } from './routes.js';
 import {
   AnswerParkBody,
@@ -18,10 +18,13 @@ import {
   ReleaseLabelsBody,
   StartRunBody,
 } from './schemas.js';
+import { resolveServerLimits, SERVER_LIMIT_DEFAULTS, type ServerLimits } from './server-settings.js';
+import { StreamSlots } from './stream-slots.js';
+import { TokenConnections } from './token-connections.js';
 import { DEFAULT_BODY_LIMIT, readBody, readQuery } from './validate.js';
 
 /** How to build the API. */
-export interface AppOptions {
+export interface AppOptions extends Pick<ServerLimits, 'maxStreamsPerPrincipal' | 'revocationCheckMs'> {
   readonly wardrik: Wardrik;
   readonly auth: AuthService;
   /** Largest request body accepted, in bytes. Default 1 MiB. */
@@ -45,6 +48,12 @@ export function createApp(options: AppOptions): Hono<Env> {
   const { wardrik, auth } = options;
   const limit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
   const heartbeatMs = options.heartbeatMs ?? 15_000;
+  const { maxStreamsPerPrincipal, revocationCheckMs } = resolveServerLimits({
+    maxStreamsPerPrincipal: options.maxStreamsPerPrincipal,
+    revocationCheckMs: options.revocationCheckMs,
+  });
+  const slots = new StreamSlots(maxStreamsPerPrincipal);
+  const streams = new TokenConnections(auth, { recheckMs: revocationCheckMs });
   const app = new Hono<Env>();
 
   app.onError((thrown, c) => problemResponse(c, thrown));
@@ -66,8 +75,9 @@ export function createApp(options: AppOptions): Hono<Env> {
       path: '/v1/health',
       summary: 'Health',
       authenticated: false,
-      success: { status: 200, description: 'The server is up.' },
-      handle: ({ c }) => c.json({ status: 'ok' }),
+      success: { status: 200, description: 'The server is up (503 once its store failed: it takes no more work).' },
+      handle: ({ c }) =>
+        wardrik.failure ? send(c, 503, 'store', 'Store failed', STORE_FAILED) : c.json({ status: 'ok' }),
     },
     {
       method: 'get',
@@ -151,16 +161,23 @@ export function createApp(options: AppOptions): Hono<Env> {
       summary: "Follow a run's events live (Server-Sent Events; resume with Last-Event-ID)",
       authenticated: true,
       success: { status: 200, description: 'text/event-stream of run events; the id is the seq.', stream: true },
-      handle: async ({ c, principal }) => {
+      problems: {
+        429: `You have maxStreamsPerPrincipal event streams open (default ${SERVER_LIMIT_DEFAULTS.maxStreamsPerPrincipal}); retry after Retry-After seconds (${RETRY_AFTER_SECONDS}).`,
+      },
+      handle: async ({ c, principal, tokenId }) => {
         const runId = c.req.param('id') ?? '';
         await readableRun(principal, runId);
         const after = Number(c.req.header('last-event-id') ?? c.req.query('after') ?? 0);
         if (!Number.isInteger(after) || after < 0) {
           throw new ApiProblem(400, 'invalid_request', 'Invalid request', 'Last-Event-ID: expected a seq number');
         }
+        const releaseSlot = slots.take(principal);
+        const bearer = c.req.header('authorization') ?? '';
         return streamSSE(c, async (stream) => {
           const abort = new AbortController();
           stream.onAbort(() => abort.abort());
+          // Revoking the token ends the stream: abort() stops following and ends the response.
+          const releaseToken = streams.hold({ tokenId, bearer }, () => stream.abort());
           const heartbeat = setInterval(() => {
             stream.write(': keep-alive\n\n').catch(() => abort.abort());
           }, heartbeatMs);
@@ -174,6 +191,8 @@ export function createApp(options: AppOptions): Hono<Env> {
             }
           } finally {
             clearInterval(heartbeat);
+            releaseToken();
+            releaseSlot();
           }
         });
       },
@@ -315,6 +334,7 @@ export function createApp(options: AppOptions): Hono<Env> {
   for (const route of routes) {
     app.on(route.method.toUpperCase(), route.path, async (c) => {
       let principal = undefined as unknown as Principal;
+      let tokenId = '';
       if (route.authenticated) {
         const outcome = await auth.authenticate(c.req.header('authorization'));
         if (!outcome.ok) {
@@ -322,8 +342,9 @@ export function createApp(options: AppOptions): Hono<Env> {
           return send(c, 401, 'unauthorized', 'Unauthorized', outcome.reason);
         }
         principal = outcome.principal;
+        tokenId = outcome.tokenId;
       }
-      return route.handle({ c, principal });
+      return route.handle({ c, principal, tokenId });
     });
   }
   return app;

@@ -2,6 +2,9 @@ import { WardrikError } from '@wardrik/core';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 
+/** How long a client refused for a limit (429, 503) is told to wait before trying again, in seconds. */
+export const RETRY_AFTER_SECONDS = 5;
+
 /** One problem with a request field. */
 export interface FieldProblem {
   readonly path: string;
@@ -23,6 +26,8 @@ export class ApiProblem extends Error {
   readonly title: string;
   readonly errors: readonly FieldProblem[] | undefined;
   readonly code: string;
+  /** Headers to answer with, e.g. `retry-after`. */
+  readonly headers: Readonly<Record<string, string>>;
 
   constructor(
     status: ContentfulStatusCode,
@@ -30,12 +35,14 @@ export class ApiProblem extends Error {
     title: string,
     detail: string,
     errors?: readonly FieldProblem[],
+    headers: Readonly<Record<string, string>> = {},
   ) {
     super(detail);
     this.status = status;
     this.code = code;
     this.title = title;
     this.errors = errors;
+    this.headers = headers;
   }
 }
 
@@ -50,16 +57,24 @@ const statusByCode: Record<string, ContentfulStatusCode> = {
   invalid_park_answer: 400,
   invalid_input: 400,
   agent_definition: 400,
+  run_needs_attention: 409,
+  store: 503,
 };
+
+/** What a client is told when the store failed (its message names files: it stays in the server's log). */
+export const STORE_FAILED =
+  'the store failed, so this server takes no more work; it must be restarted to recover the runs';
 
 /** The problem response for anything a handler threw. Unknown errors are 500s that say little. */
 export function problemResponse(c: Context, thrown: unknown): Response {
   if (thrown instanceof ApiProblem) {
+    for (const [name, value] of Object.entries(thrown.headers)) c.header(name, value);
     return send(c, thrown.status, thrown.code, thrown.title, thrown.message, thrown.errors);
   }
   if (WardrikError.isInstance(thrown)) {
     const status = statusByCode[thrown.code] ?? 500;
-    return send(c, status, thrown.code, titleOf(thrown.code), status === 500 ? 'internal error' : thrown.message);
+    const detail = status === 500 ? 'internal error' : status === 503 ? STORE_FAILED : thrown.message;
+    return send(c, status, thrown.code, titleOf(thrown.code), detail);
   }
   return send(c, 500, 'internal', 'Internal error', 'internal error');
 }
@@ -73,6 +88,26 @@ export function send(
   detail: string,
   errors?: readonly FieldProblem[],
 ): Response {
+  return c.body(problemJson(status, code, title, detail, errors), status, {
+    'content-type': 'application/problem+json',
+  });
+}
+
+/**
+ * The JSON of a problem body, for answers written outside Hono (a refused upgrade, a full server).
+ *
+ * @example
+ * ```ts
+ * problemJson(503, 'server_full', 'Server full', 'the server has 1000 connections open') // '{"type":…}'
+ * ```
+ */
+export function problemJson(
+  status: number,
+  code: string,
+  title: string,
+  detail: string,
+  errors?: readonly FieldProblem[],
+): string {
   const body: Problem = {
     type: `https://wardrik.dev/problems/${code}`,
     title,
@@ -80,7 +115,7 @@ export function send(
     detail,
     ...(errors ? { errors } : {}),
   };
-  return c.body(JSON.stringify(body), status, { 'content-type': 'application/problem+json' });
+  return JSON.stringify(body);
 }
 
 function titleOf(code: string): string {

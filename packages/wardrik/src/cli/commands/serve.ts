@@ -37,6 +37,7 @@ ${COMMON_HELP}`,
       (value) => Number.isInteger(value) && value >= 0 && value <= 65_535,
     );
     const config = await loadConfig(stringOption(parsed, 'config'));
+    // Takes the store's lock first: a second serve on the same store fails here, having touched nothing.
     const wardrik = await createWardrik({
       store: config.store,
       agents: config.agents,
@@ -46,14 +47,21 @@ ${COMMON_HELP}`,
     let server: RunningServer;
     let admin: AdminToken;
     let resumed: number;
+    let needAttention: number;
     try {
-      ({ resumed } = await wardrik.recover());
       const auth = new AuthService(config.store);
       admin = await adminToken(auth, config);
       const host = stringOption(parsed, 'host') ?? config.host;
+      // Bind before recovering anything: a port in use stops this process before it drives a run.
       server = await listen({ wardrik, auth, host, port: port ?? config.port, config });
+      try {
+        ({ resumed, needAttention } = await wardrik.recover());
+      } catch (thrown) {
+        await server.close();
+        throw thrown;
+      }
     } catch (thrown) {
-      await wardrik.close();
+      await wardrik.close().catch(() => {});
       throw thrown;
     }
     const asJson = parsed.values['json'] === true;
@@ -64,15 +72,16 @@ ${COMMON_HELP}`,
         config: config.path,
         agents: config.agents.map((agent) => ({ name: agent.name, model: agent.model.id, demo: isDemoModel(agent) })),
         resumed,
+        needAttention,
         ...admin,
       });
     } else {
-      report(server, config, admin, resumed);
+      report(server, config, admin, resumed, needAttention);
     }
-    return waitForSignal(async () => {
-      if (!asJson) printError('Stopping: closing the server and the runtime…');
+    return waitForStop(wardrik, async (signal) => {
+      if (signal && !asJson) printError('Stopping: closing the server and the runtime…');
       await server.close();
-      await wardrik.close();
+      await wardrik.close().catch(() => {});
     });
   },
 };
@@ -133,7 +142,13 @@ function isDemoModel(agent: Agent): boolean {
   return agent.model instanceof ScriptedModel || agent.model.id.startsWith('scripted');
 }
 
-function report(server: RunningServer, config: LoadedConfig, admin: AdminToken, resumed: number): void {
+function report(
+  server: RunningServer,
+  config: LoadedConfig,
+  admin: AdminToken,
+  resumed: number,
+  needAttention: number,
+): void {
   const shown = (file: string) => relative(process.cwd(), file) || file;
   print(`Wardrik listening on ${server.url}`);
   print(`Config: ${shown(config.path)}`);
@@ -141,6 +156,11 @@ function report(server: RunningServer, config: LoadedConfig, admin: AdminToken, 
     `Store: ${config.defaultStore ? `SQLite, ${shown(join(config.stateDirectory, 'wardrik.db'))}` : 'as configured'}`,
   );
   if (resumed > 0) print(`Resumed ${resumed} interrupted run${resumed === 1 ? '' : 's'}.`);
+  if (needAttention > 0) {
+    print(
+      `${needAttention} run${needAttention === 1 ? '' : 's'} could not be loaded and need${needAttention === 1 ? 's' : ''} attention (see ${cliName()} runs).`,
+    );
+  }
   print('Agents:');
   for (const agent of config.agents) {
     const model = isDemoModel(agent)
@@ -168,22 +188,34 @@ function report(server: RunningServer, config: LoadedConfig, admin: AdminToken, 
   print(`  ${cliName()} run ${config.agents[0]?.name ?? 'AGENT'} "Please refund order A1"`);
 }
 
-/** Resolves to exit code 0 once SIGINT or SIGTERM came and `close` has run. */
-function waitForSignal(close: () => Promise<void>): Promise<number> {
+/**
+ * Resolves once `close` has run: with exit code 0 after SIGINT or SIGTERM, or 1 when the store
+ * failed (crash-only: the server stops and the process exits non-zero, so that a supervisor restarts
+ * it and recovery resumes the runs from what is on disk).
+ */
+function waitForStop(wardrik: Wardrik, close: (signal: boolean) => Promise<void>): Promise<number> {
   return new Promise((resolve) => {
     let closing = false;
-    const stop = () => {
+    const stop = (code: number) => {
       if (closing) return;
       closing = true;
-      close().then(
-        () => resolve(EXIT.ok),
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      close(code === EXIT.ok).then(
+        () => resolve(code),
         (thrown: unknown) => {
           printError(`wardrik serve: closing failed: ${(thrown as Error).message}`);
           resolve(EXIT.failed);
         },
       );
     };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    const onSignal = () => stop(EXIT.ok);
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    wardrik.onFailure((error) => {
+      printError(`wardrik serve: the store failed, so this server stops taking work: ${error.message}`);
+      printError('Restart it (a supervisor does this) to recover the runs from what is on disk.');
+      stop(EXIT.failed);
+    });
   });
 }
