@@ -1,3 +1,4 @@
+import { exceedsDepth, MAX_JSON_DEPTH } from '@wardrik/core';
 import type { Context } from 'hono';
 import type { z } from 'zod';
 import { ApiProblem, type FieldProblem } from './problem.js';
@@ -6,7 +7,11 @@ import { readText } from './read-text.js';
 /** The body limit when the app sets none: 1 MiB. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
-/** Reads and checks a JSON body (at most `limit` bytes, else 413), or throws a 400 problem naming every field that is wrong. */
+/**
+ * Reads and checks a JSON body (at most `limit` bytes, else 413; nesting at most
+ * {@link MAX_JSON_DEPTH} levels, the body itself being the first, else 400), or throws a 400
+ * problem naming every field that is wrong.
+ */
 export async function readBody<S extends z.ZodType>(
   c: Context,
   schema: S,
@@ -37,7 +42,44 @@ export async function readBody<S extends z.ZodType>(
       );
     }
   }
+  if (exceedsDepth(parsed, MAX_JSON_DEPTH)) throw tooDeep(parsed);
   return check(schema, parsed, 'body');
+}
+
+/** How many object keys of the too-deep path a problem names before it shortens it with `…`. */
+const SHOWN_KEYS = 8;
+
+/** The 400 problem for a body nested deeper than {@link MAX_JSON_DEPTH}, naming the field where it happens. */
+function tooDeep(body: unknown): ApiProblem {
+  const path = ['body', ...tooDeepKeys(body, MAX_JSON_DEPTH)].join('.');
+  const message = `nests deeper than ${MAX_JSON_DEPTH} levels, the most a JSON body may (the body itself is level 1)`;
+  return new ApiProblem(400, 'json_too_deep', 'JSON too deep', `${path}: ${message}`, [{ path, message }]);
+}
+
+/**
+ * The object keys leading to where `value` goes deeper than `maxDepth` (following the first such
+ * field at each level, through objects but not into arrays), at most {@link SHOWN_KEYS} of them.
+ */
+function tooDeepKeys(value: unknown, maxDepth: number): string[] {
+  const keys: string[] = [];
+  let current = value;
+  let depthLeft = maxDepth;
+  while (isPlainObject(current)) {
+    const deeper = Object.entries(current).find(([, child]) => exceedsDepth(child, depthLeft - 1));
+    if (deeper === undefined) break;
+    if (keys.length === SHOWN_KEYS) {
+      keys.push('…');
+      break;
+    }
+    keys.push(deeper[0]);
+    current = deeper[1];
+    depthLeft -= 1;
+  }
+  return keys;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Checks the query string, or throws a 400 problem. */
