@@ -34,8 +34,12 @@ const PROBABILITY: Record<(typeof POINTS)[number], number> = {
 const MIN_KILLS = 60;
 /** Runs to start at least (more are started if everything has ended and kills are still short). */
 const RUNS = 14;
-/** The kill loop stops here even if short of kills (then the assertions fail, with the counts). */
-const KILL_PHASE_MS = 100_000;
+/**
+ * The kill loop stops after this many children even if short of kills (then the assertions fail,
+ * with the counts). It counts children, not seconds: a slow or loaded machine makes the test take
+ * longer, never fail. (About one child in four is killed, so this is several times what is needed.)
+ */
+const MAX_CHILDREN = 12 * MIN_KILLS;
 
 const directory = mkdtempSync(join(tmpdir(), 'wardrik-crash-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -100,7 +104,8 @@ function runChild(args: readonly string[], options: ChildOptions = {}): Promise<
   let stderr = '';
   let killedHere = false;
   let timer: NodeJS.Timeout | undefined;
-  const guard = setTimeout(() => child.kill('SIGKILL'), 40_000);
+  // Only a guard against a child that hangs (then the test fails naming it), not a time limit on work.
+  const guard = setTimeout(() => child.kill('SIGKILL'), 300_000);
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     stdout += chunk;
     let newline = stdout.indexOf('\n');
@@ -194,7 +199,7 @@ it(`no run is lost and no unsafe call repeats across ${MIN_KILLS}+ SIGKILLs`, as
   for (let round = 0; ; round++) {
     const state = summary();
     if (totalKills() >= MIN_KILLS && POINTS.every((point) => kills.has(point)) && state.runs >= RUNS) break;
-    if (performance.now() - began > KILL_PHASE_MS) break;
+    if (round >= MAX_CHILDREN) break;
     // Every mode also recovers the runs that were running.
     const modes = [
       ...(state.runs < RUNS ? ['start'] : []),
@@ -397,4 +402,4 @@ it(`no run is lost and no unsafe call repeats across ${MIN_KILLS}+ SIGKILLs`, as
   expect(totalKills()).toBeGreaterThanOrEqual(MIN_KILLS);
   for (const point of POINTS) expect(kills.get(point) ?? 0, `kills at ${point}`).toBeGreaterThan(0);
   expect(runs.length).toBeGreaterThanOrEqual(RUNS);
-}, 180_000);
+}, 1_800_000);
