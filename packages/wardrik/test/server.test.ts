@@ -187,6 +187,15 @@ describe('the HTTP API end to end', () => {
     const startSchema = doc.json.paths['/v1/runs'].post.requestBody.content['application/json'].schema;
     expect(startSchema.required).toEqual(['agent', 'input']);
     expect(startSchema.additionalProperties).toBe(false);
+
+    // The limits' answers: 503 anywhere (server full), 429 for too many event streams, 400 for bodies.
+    const events = doc.json.paths['/v1/runs/{id}/events'].get.responses;
+    expect(events['429'].description).toMatch(/maxStreamsPerPrincipal/);
+    expect(events['429'].headers['retry-after']).toBeDefined();
+    expect(events['503'].description).toMatch(/maxConnections/);
+    const answer = doc.json.paths['/v1/parks/{id}/answer'].post.responses;
+    expect(answer['400'].description).toMatch(/nests deeper than 64 levels/);
+    expect(Object.keys(answer)).toEqual(expect.arrayContaining(['400', '413', '415', '503']));
   });
 });
 

@@ -114,6 +114,8 @@ export class AuthService {
    */
   /** Tokens recently accepted, so a busy API doesn't ask the store on every request. */
   readonly #accepted = new Map<string, { readonly result: Authentication; readonly until: number }>();
+  /** Who is told when a token is revoked through this service. */
+  readonly #revocationListeners = new Set<(tokenId: string) => void>();
 
   constructor(store: Store, clock: () => number = Date.now) {
     this.store = store;
@@ -275,7 +277,34 @@ export class AuthService {
     }
     const revoked = (await this.store.listTokens()).find((token) => token.id === id);
     if (revoked === undefined) throw new TokenNotFoundError(`no token has the id ${id}`);
+    for (const listener of [...this.#revocationListeners]) {
+      try {
+        listener(id);
+      } catch {
+        // The token is revoked in the store all the same; a listener's failure must not say otherwise.
+      }
+    }
     return revoked;
+  }
+
+  /**
+   * Calls `listener` with the id of every token revoked through this service from now on, once it
+   * is revoked in the store: what was opened with it (event streams, worker connections) can be
+   * closed at once. Returns the function that stops listening. A token revoked elsewhere (another
+   * process or node) is not reported here; check open connections again with `authenticate`.
+   *
+   * @example
+   * ```ts
+   * const stop = auth.onTokenRevoked((tokenId) => streams.closeAll(tokenId));
+   * // later
+   * stop();
+   * ```
+   */
+  onTokenRevoked(listener: (tokenId: string) => void): () => void {
+    this.#revocationListeners.add(listener);
+    return () => {
+      this.#revocationListeners.delete(listener);
+    };
   }
 
   /**

@@ -1,12 +1,17 @@
 import type { Agent } from '../agent.js';
 import type { RetryPolicy } from '../runtime/backoff.js';
 import { checkPolicy, type Policy } from '../runtime/policy.js';
+import { SERVER_LIMIT_NAMES, type ServerLimits, serverLimitProblems } from '../server/server-settings.js';
 import type { Store } from '../store/store.js';
 import type { HubOptions } from '../workers/worker-hub.js';
 import { ConfigError } from './config-error.js';
 
-/** Where and how `wardrik serve` listens. */
-export interface ServerConfig {
+/**
+ * Where and how `wardrik serve` listens, and its limits and timeouts: `maxConnections` (1000),
+ * `maxStreamsPerPrincipal` (100), `headersTimeoutMs` (10 s), `requestTimeoutMs` (30 s),
+ * `keepAliveTimeoutMs` (5 s), `revocationCheckMs` (10 s); see {@link ServerLimits}.
+ */
+export interface ServerConfig extends ServerLimits {
   /** Default `127.0.0.1` (this machine only). */
   readonly host?: string;
   /** Default 4000; 0 picks a free port. */
@@ -38,7 +43,7 @@ export interface WardrikConfig {
 }
 
 const KEYS = ['agents', 'store', 'server', 'toolRetry', 'modelRetry', 'policy', 'workers', 'durableAnswers'];
-const SERVER_KEYS = ['host', 'port', 'bodyLimitBytes', 'maxWorkerFrameBytes'];
+const SERVER_KEYS = ['host', 'port', 'bodyLimitBytes', 'maxWorkerFrameBytes', ...SERVER_LIMIT_NAMES];
 const RETRY_KEYS = ['attempts', 'baseDelayMs', 'maxDelayMs'];
 
 /**
@@ -128,6 +133,8 @@ function checkServer(server: unknown, where: string): void {
   if (bodyLimitBytes !== undefined && !(Number.isInteger(bodyLimitBytes) && (bodyLimitBytes as number) > 0)) {
     throw new ConfigError(`${where}.bodyLimitBytes: expected a positive integer, got ${describe(bodyLimitBytes)}`);
   }
+  const [problem] = serverLimitProblems(server);
+  if (problem !== undefined) throw new ConfigError(`${where}.${problem}`);
 }
 
 function checkRetry(retry: unknown, where: string): void {

@@ -3,6 +3,7 @@ import { dirname, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Agent } from '../agent.js';
 import type { WardrikOptions } from '../runtime/wardrik.js';
+import { SERVER_LIMIT_NAMES, type ServerLimits } from '../server/server-settings.js';
 import { sqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { Store } from '../store/store.js';
 import { checkConfig, type WardrikConfig } from './config.js';
@@ -31,6 +32,8 @@ export interface LoadedConfig {
   readonly port: number;
   readonly bodyLimitBytes?: number;
   readonly maxWorkerFrameBytes?: number;
+  /** The server's limits and timeouts set in the config (the others take their defaults): pass them on to `startServer`. */
+  readonly limits: ServerLimits;
   /** The runtime settings to pass on to `createWardrik`. */
   readonly runtime: Pick<WardrikOptions, 'toolRetry' | 'modelRetry' | 'policy' | 'workers' | 'durableAnswers'>;
 }
@@ -71,6 +74,7 @@ export async function loadConfig(path?: string, cwd: string = process.cwd()): Pr
     ...(config.server?.maxWorkerFrameBytes === undefined
       ? {}
       : { maxWorkerFrameBytes: config.server.maxWorkerFrameBytes }),
+    limits: serverLimits(config),
     runtime: {
       ...(config.toolRetry ? { toolRetry: config.toolRetry } : {}),
       ...(config.modelRetry ? { modelRetry: config.modelRetry } : {}),
@@ -79,6 +83,16 @@ export async function loadConfig(path?: string, cwd: string = process.cwd()): Pr
       ...(config.durableAnswers === undefined ? {} : { durableAnswers: config.durableAnswers }),
     },
   };
+}
+
+/** The limits and timeouts the config's `server` section sets. */
+function serverLimits(config: WardrikConfig): ServerLimits {
+  const limits: Record<string, number> = {};
+  for (const name of SERVER_LIMIT_NAMES) {
+    const value = config.server?.[name];
+    if (value !== undefined) limits[name] = value;
+  }
+  return limits;
 }
 
 /**

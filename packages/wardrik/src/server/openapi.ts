@@ -1,3 +1,4 @@
+import { MAX_JSON_DEPTH } from '@wardrik/core';
 import { z } from 'zod';
 import type { Route } from './routes.js';
 
@@ -21,6 +22,25 @@ const problem = {
       },
     },
   },
+};
+
+/** A problem answer with its own description (and `Retry-After` for 429 and 503). */
+function problemAnswer(status: number, description: string): Record<string, unknown> {
+  const retryAfter = {
+    'retry-after': { description: 'Seconds to wait before trying again.', schema: { type: 'integer' } },
+  };
+  return { ...problem, description, ...(status === 429 || status === 503 ? { headers: retryAfter } : {}) };
+}
+
+/** What any route may answer, whatever it does: the server is at its connection limit. */
+const SERVER_FULL =
+  'The server has maxConnections connections open (config server.maxConnections); retry after Retry-After seconds.';
+
+/** What a route that reads a JSON body may answer. */
+const BODY_PROBLEMS: Readonly<Record<number, string>> = {
+  400: `The body is not valid JSON, nests deeper than ${MAX_JSON_DEPTH} levels, or a field is wrong (each named in errors).`,
+  413: 'The body is over bodyLimitBytes (config server.bodyLimitBytes; default 1 MiB).',
+  415: 'The body is not application/json.',
 };
 
 /**
@@ -55,6 +75,12 @@ export function openApiDocument(routes: readonly Route[]): Record<string, unknow
     if (route.authenticated) {
       responses['401'] = problem;
       responses['403'] = problem;
+    }
+    const ownFull = route.problems?.[503];
+    const full = ownFull === undefined ? SERVER_FULL : `${ownFull} Or: ${SERVER_FULL}`;
+    const problems = { ...(route.body ? BODY_PROBLEMS : {}), ...route.problems, 503: full };
+    for (const [status, description] of Object.entries(problems)) {
+      responses[status] = problemAnswer(Number(status), description);
     }
     paths[path] = {
       ...paths[path],

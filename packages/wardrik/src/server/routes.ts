@@ -6,6 +6,8 @@ import type { Principal } from '../auth/types.js';
 export interface RouteContext {
   readonly c: Context;
   readonly principal: Principal;
+  /** The id of the token the request came with ('' on public routes). */
+  readonly tokenId: string;
 }
 
 /** One API route: its shape is used both to check requests and to write the OpenAPI document. */
@@ -20,5 +22,7 @@ export interface Route {
   readonly query?: z.ZodType;
   /** The success status and what it returns, for the document. */
   readonly success: { readonly status: number; readonly description: string; readonly stream?: boolean };
+  /** Problem answers of this route beyond those every route may give, by status, for the document. */
+  readonly problems?: Readonly<Record<number, string>>;
   readonly handle: (context: RouteContext) => Promise<Response> | Response;
 }

@@ -1,11 +1,13 @@
-import type { Server } from 'node:http';
+import { createServer, type ServerOptions as NodeServerOptions, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { type AppOptions, createApp } from './app.js';
+import { ConnectionLimit } from './connection-limit.js';
+import { resolveServerLimits, type ServerLimits } from './server-settings.js';
 import { attachWorkerEndpoint } from './worker-endpoint.js';
 
-/** Where and how to listen. */
-export interface ServerOptions extends AppOptions {
+/** Where and how to listen, and the server's limits and timeouts (see {@link ServerLimits}). */
+export interface ServerOptions extends AppOptions, ServerLimits {
   /** Default 127.0.0.1. */
   readonly host?: string;
   /** Default 4000; 0 picks a free port. */
@@ -22,37 +24,74 @@ export interface RunningServer {
 }
 
 /**
- * Serves the API on Node's HTTP server.
+ * Serves the API on Node's HTTP server, with its limits: at most `maxConnections` connections
+ * (503 beyond), `maxStreamsPerPrincipal` event streams per principal (429 beyond), and Node's
+ * headers, request and keep-alive timeouts. Throws a `RangeError` for a setting that is wrong.
  *
  * @example
  * ```ts
- * const server = await startServer({ wardrik, auth, port: 4000 })
+ * const server = await startServer({ wardrik, auth, port: 4000, maxConnections: 2000 })
  * console.log(`listening on ${server.url}`)
  * ```
  */
-export function startServer(options: ServerOptions): Promise<RunningServer> {
-  const app = createApp(options);
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const limits = resolveServerLimits(options);
+  const app = createApp({ ...options, ...limits });
   const host = options.host ?? '127.0.0.1';
-  return new Promise((resolve, reject) => {
-    const server = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 4000 }, (info: AddressInfo) => {
-      const shownHost = host.includes(':') ? `[${host}]` : host;
-      resolve({
-        url: `http://${shownHost}:${info.port}`,
-        port: info.port,
-        close: () =>
-          new Promise<void>((done) => {
-            detach();
-            options.wardrik.workers.close();
-            server.close(() => done());
-            (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-          }),
-      });
+  const connections = new ConnectionLimit(limits.maxConnections);
+  const createLimitedServer = (nodeOptions: NodeServerOptions, listener: RequestListener) =>
+    createServer(nodeOptions, (request, response) => {
+      if (connections.refuses(request.socket)) connections.answer(response);
+      else listener(request, response);
     });
-    const detach = attachWorkerEndpoint(server as Server, {
+  return new Promise((resolve, reject) => {
+    const server = serve(
+      {
+        fetch: app.fetch,
+        hostname: host,
+        port: options.port ?? 4000,
+        createServer: createLimitedServer as typeof createServer,
+        serverOptions: nodeTimeouts(limits),
+      },
+      (info: AddressInfo) => {
+        const shownHost = host.includes(':') ? `[${host}]` : host;
+        resolve({
+          url: `http://${shownHost}:${info.port}`,
+          port: info.port,
+          close: () =>
+            new Promise<void>((done) => {
+              detach();
+              options.wardrik.workers.close();
+              server.close(() => done());
+              (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+            }),
+        });
+      },
+    ) as Server;
+    connections.attach(server);
+    const detach = attachWorkerEndpoint(server, {
       auth: options.auth,
       hub: options.wardrik.workers,
+      connections,
+      revocationCheckMs: limits.revocationCheckMs,
       ...(options.maxWorkerFrameBytes ? { maxFrameBytes: options.maxWorkerFrameBytes } : {}),
     });
     server.once('error', reject);
   });
+}
+
+/**
+ * Node's timeouts for the limits. Node checks the headers and request timeouts every
+ * `connectionsCheckingInterval` (30 s by default, which would let a 10 s headers timeout run to
+ * 40 s): check at a quarter of the shorter one, at most every second. They bound receiving a
+ * request only: an answer that takes long (an event stream, a `wait: true` start) is not cut.
+ */
+function nodeTimeouts(limits: Required<ServerLimits>): NodeServerOptions {
+  const shorter = Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs);
+  return {
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(shorter / 4))),
+  };
 }
