@@ -151,6 +151,7 @@ export class MemoryStore implements Store {
       (row) =>
         (statuses === undefined || statuses.includes(row.status)) &&
         (filter.agent === undefined || row.agent === filter.agent) &&
+        (filter.agents === undefined || filter.agents.includes(row.agent)) &&
         (filter.principal === undefined || row.principal === filter.principal),
     );
     return rows.sort(compareRunsNewestFirst).slice(0, limit).map(runRowFrom);
@@ -181,6 +182,7 @@ export class MemoryStore implements Store {
       (row) =>
         (filter.status === undefined || row.status === filter.status) &&
         (filter.runId === undefined || row.run_id === filter.runId) &&
+        (filter.agents === undefined || filter.agents.includes(this.runs.get(row.run_id)?.agent ?? '')) &&
         (filter.principal === undefined || row.principal === filter.principal),
     );
     return rows.sort(compareParksOldestFirst).slice(0, limit).map(parkRowFrom);

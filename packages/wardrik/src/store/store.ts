@@ -72,6 +72,8 @@ export interface Allowance {
 export interface RunFilter {
   readonly status?: RunStatus | readonly RunStatus[];
   readonly agent?: string;
+  /** Only runs of these agents (a principal's scope); applied before `limit`. */
+  readonly agents?: readonly string[];
   readonly principal?: string;
   readonly limit?: number;
 }
@@ -80,6 +82,8 @@ export interface RunFilter {
 export interface ParkFilter {
   readonly status?: ParkRow['status'];
   readonly runId?: string;
+  /** Only parks of runs of these agents (a principal's scope); applied before `limit`. */
+  readonly agents?: readonly string[];
   readonly principal?: string;
   readonly limit?: number;
 }

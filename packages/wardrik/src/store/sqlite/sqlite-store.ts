@@ -251,6 +251,11 @@ export class SqliteStore implements Store {
       conditions.push('agent = ?');
       parameters.push(filter.agent);
     }
+    if (filter.agents !== undefined) {
+      if (filter.agents.length === 0) return [];
+      conditions.push(`agent IN (${filter.agents.map(() => '?').join(', ')})`);
+      parameters.push(...filter.agents);
+    }
     if (filter.principal !== undefined) {
       conditions.push('principal = ?');
       parameters.push(filter.principal);
@@ -288,6 +293,11 @@ export class SqliteStore implements Store {
     if (filter.runId !== undefined) {
       conditions.push('run_id = ?');
       parameters.push(filter.runId);
+    }
+    if (filter.agents !== undefined) {
+      if (filter.agents.length === 0) return [];
+      conditions.push(`run_id IN (SELECT id FROM runs WHERE agent IN (${filter.agents.map(() => '?').join(', ')}))`);
+      parameters.push(...filter.agents);
     }
     if (filter.principal !== undefined) {
       conditions.push('principal = ?');
