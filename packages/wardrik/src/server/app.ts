@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { AuthService } from '../auth/auth-service.js';
-import { can, isRunVisible, visibleRunFilter } from '../auth/permissions.js';
+import { can, isRunVisible, type VisibleRuns, visibleRunFilter } from '../auth/permissions.js';
 import type { Action, Principal, Resource } from '../auth/types.js';
 import { isJournaled } from '../runtime/events.js';
 import type { Wardrik } from '../runtime/wardrik.js';
@@ -138,8 +138,8 @@ export function createApp(options: AppOptions): Hono<Env> {
         const query = readQuery(c, ListRunsQuery);
         allow(principal, 'run.read');
         const visible = visibleRunFilter(principal);
-        const own = visible.type === 'some' && visible.principal ? { principal: visible.principal } : {};
-        const runs = await wardrik.listRuns({ ...query, ...own });
+        // The scope narrows the query itself, so that `limit` counts only runs the principal may see.
+        const runs = await wardrik.listRuns({ ...query, ...scopeFilter(visible) });
         return c.json({ runs: runs.filter((run) => isRunVisible(visible, run)) });
       },
     },
@@ -235,20 +235,9 @@ export function createApp(options: AppOptions): Hono<Env> {
       handle: async ({ c, principal }) => {
         const query = readQuery(c, ListParksQuery);
         allow(principal, 'park.read');
-        const visible = visibleRunFilter(principal);
-        const own = visible.type === 'some' && visible.principal ? { principal: visible.principal } : {};
-        const parks = await wardrik.listParks({ ...query, ...own });
-        // Parks don't name their agent: look runs up only when the scope limits agents.
-        if (visible.type !== 'some' || visible.agents === undefined) return c.json({ parks });
-        const runs = new Map<string, RunRow | undefined>();
-        const shown = [];
-        for (const park of parks) {
-          if (!runs.has(park.runId))
-            runs.set(park.runId, await wardrik.getRunSummary(park.runId).catch(() => undefined));
-          const run = runs.get(park.runId);
-          if (run && isRunVisible(visible, run)) shown.push(park);
-        }
-        return c.json({ parks: shown });
+        // The scope narrows the query itself, so that `limit` counts only parks the principal may see.
+        const parks = await wardrik.listParks({ ...query, ...scopeFilter(visibleRunFilter(principal)) });
+        return c.json({ parks });
       },
     },
     {
@@ -348,4 +337,13 @@ export function createApp(options: AppOptions): Hono<Env> {
     });
   }
   return app;
+}
+
+/** What a principal's scope adds to a listing's filter: its own runs only, or only its agents'. */
+function scopeFilter(visible: VisibleRuns): { principal?: string; agents?: readonly string[] } {
+  if (visible.type !== 'some') return {};
+  return {
+    ...(visible.principal === undefined ? {} : { principal: visible.principal }),
+    ...(visible.agents === undefined ? {} : { agents: visible.agents }),
+  };
 }
