@@ -166,12 +166,19 @@ export function createApp(options: AppOptions): Hono<Env> {
       },
       handle: async ({ c, principal, tokenId }) => {
         const runId = c.req.param('id') ?? '';
-        await readableRun(principal, runId);
-        const after = Number(c.req.header('last-event-id') ?? c.req.query('after') ?? 0);
-        if (!Number.isInteger(after) || after < 0) {
-          throw new ApiProblem(400, 'invalid_request', 'Invalid request', 'Last-Event-ID: expected a seq number');
-        }
+        // Before any store read, so that refusing a stream over the limit costs next to nothing.
         const releaseSlot = slots.take(principal);
+        let after: number;
+        try {
+          await readableRun(principal, runId);
+          after = Number(c.req.header('last-event-id') ?? c.req.query('after') ?? 0);
+          if (!Number.isInteger(after) || after < 0) {
+            throw new ApiProblem(400, 'invalid_request', 'Invalid request', 'Last-Event-ID: expected a seq number');
+          }
+        } catch (thrown) {
+          releaseSlot();
+          throw thrown;
+        }
         const bearer = c.req.header('authorization') ?? '';
         return streamSSE(c, async (stream) => {
           const abort = new AbortController();
