@@ -1,6 +1,7 @@
 import { ok, park, tool } from '@wardrik/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  createWardrik,
   defineAgent,
   InvalidParkAnswerError,
   ParkAlreadyAnsweredError,
@@ -9,7 +10,7 @@ import {
   StaleParkAnswerError,
   type Wardrik,
 } from '../src/index.js';
-import { lastToolResults, ScriptedModel } from '../src/testing/index.js';
+import { lastToolResults, MemoryStore, ScriptedModel } from '../src/testing/index.js';
 import { openWardrik, tempDbPath } from './helpers.js';
 
 const refunds: Array<{ amount: number; by?: string }> = [];
@@ -286,5 +287,37 @@ describe('two parks in one step', () => {
     expect(result.status).toBe('completed');
     expect(JSON.parse(result.output ?? '[]')).toEqual([{ refunded: 'by hand' }, { error: 'not this one' }]);
     expect(refunds).toEqual([]);
+  });
+});
+
+describe('answering many parks of one step (issue 11, item 7)', () => {
+  it('does not rebuild the run from its journal for each answer: the work per answer stays flat', async () => {
+    const fullLoads: number[] = [];
+    class CountingStore extends MemoryStore {
+      override async loadJournal(runId: string, afterSeq?: number) {
+        const records = await super.loadJournal(runId, afterSeq);
+        if (!afterSeq) fullLoads.push(records.length);
+        return records;
+      }
+    }
+    const held = tool({
+      name: 'held',
+      description: 'Waits for a person.',
+      schema: { n: { type: 'integer', required: true } },
+      run: ({ n }, context) => (context.approval ? ok(n) : park('needs a person')),
+    });
+    const calls = Array.from({ length: 300 }, (_, n) => ({ name: 'held', arguments: { n } }));
+    const model = new ScriptedModel([{ toolCalls: calls }, { text: 'done' }]);
+    const wardrik = await createWardrik({
+      store: new CountingStore(),
+      agents: [defineAgent({ name: 'many', instructions: '', model, tools: [held] })],
+    });
+    opened.push(wardrik);
+    const { runId, parks } = await wardrik.run('many', 'go');
+    expect(parks).toHaveLength(300);
+    for (const each of parks) await wardrik.answerPark(each.id, { type: 'retry' }, { callHash: each.callHash });
+    expect(await wardrik.wait(runId)).toMatchObject({ status: 'completed', output: 'done' });
+    // At most one rebuild (none while the parked run rests in memory), not one per answer.
+    expect(fullLoads.length).toBeLessThanOrEqual(1);
   });
 });

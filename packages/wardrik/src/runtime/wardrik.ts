@@ -712,7 +712,9 @@ export class Wardrik {
    */
   #afterLockedWrite(driver: RunDriver): void {
     if (driver.ended) this.#settle(driver);
-    else if (driver.state.openParks === 0 && !this.#driving.has(driver.runId)) this.#drive(driver);
+    else if (this.#driving.has(driver.runId)) return;
+    else if (driver.state.openParks === 0) this.#drive(driver);
+    else this.#rest(driver); // still parked: keep it at hand for the next answer
   }
 
   #drive(driver: RunDriver): void {
