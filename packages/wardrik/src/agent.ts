@@ -2,6 +2,7 @@ import { type Arguments, isValidToolName, type Tool, toMcpTool } from '@wardrik/
 import { AgentDefinitionError } from './errors.js';
 import type { Budget } from './journal/records.js';
 import type { Model, ModelToolDefinition } from './model/model.js';
+import { modelToolName } from './model/tool-name.js';
 import { checkPolicy, type Policy } from './runtime/policy.js';
 
 /** How to define an agent. */
@@ -34,7 +35,10 @@ export interface Agent {
   readonly description: string;
   readonly instructions: string;
   readonly model: Model;
-  /** Local tools by name. */
+  /**
+   * Local tools by the name the model sees: the tool's own name, or for one that model providers
+   * would refuse (a dot, over 64 characters) a safe name with a hash of it (see `modelToolName`).
+   */
   readonly tools: ReadonlyMap<string, Tool<Arguments>>;
   /** What the model is offered, computed once. */
   readonly toolDefinitions: readonly ModelToolDefinition[];
@@ -80,16 +84,24 @@ export function defineAgent(options: AgentOptions): Agent {
         `agent ${name}: tools[${index}] is not a tool; build it with tool() from @wardrik/core`,
       );
     }
-    if (tools.has(local.name))
-      throw new AgentDefinitionError(`agent ${name}: two tools are named ${JSON.stringify(local.name)}`);
-    tools.set(local.name, local);
+    // Keyed by the name the model sees: providers refuse dots and names over 64 characters.
+    const modelName = modelToolName(local.name);
+    const clash = tools.get(modelName);
+    if (clash) {
+      const names =
+        clash.name === local.name
+          ? JSON.stringify(local.name)
+          : `${JSON.stringify(clash.name)} and ${JSON.stringify(local.name)} (the model would see both as ${JSON.stringify(modelName)})`;
+      throw new AgentDefinitionError(`agent ${name}: two tools are named ${names}`);
+    }
+    tools.set(modelName, local);
   }
   const maxSteps = options.maxSteps ?? 50;
   if (!Number.isInteger(maxSteps) || maxSteps < 1) {
     throw new AgentDefinitionError(`agent ${name}: maxSteps must be a positive integer, got ${String(maxSteps)}`);
   }
   const budget = checkBudget(options.budget ?? {}, `agent ${name}: budget`);
-  const toolDefinitions = [...tools.values()].map(toolDefinition);
+  const toolDefinitions = [...tools].map(([modelName, local]) => toolDefinition(local, modelName));
   const workers = options.workers ?? [];
   if (!Array.isArray(workers))
     throw new AgentDefinitionError(`agent ${name}: workers must be an array such as ['workers/*']`);
@@ -123,10 +135,10 @@ function checkedPolicy(policy: unknown, where: string): Policy {
   }
 }
 
-/** A tool as the model is offered it. */
-export function toolDefinition(local: Tool<Arguments>): ModelToolDefinition {
+/** A tool as the model is offered it, under the name the model sees (its own by default). */
+export function toolDefinition(local: Tool<Arguments>, modelName: string = local.name): ModelToolDefinition {
   const listed = toMcpTool(local);
-  return { name: listed.name, description: listed.description ?? '', inputSchema: listed.inputSchema };
+  return { name: modelName, description: listed.description ?? '', inputSchema: listed.inputSchema };
 }
 
 /** Checks a budget: each limit, if set, is a positive finite number. */

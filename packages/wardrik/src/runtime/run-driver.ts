@@ -405,7 +405,7 @@ export class RunDriver {
     if (offered.size === 0) return this.#agent.toolDefinitions;
     // The hub returns the same map until a worker's tools change: build the definitions once per map.
     if (this.#offeredDefinitions?.offered !== offered) {
-      const definitions = [...this.#agent.toolDefinitions, ...[...offered.values()].map(toolDefinition)];
+      const definitions = [...this.#agent.toolDefinitions, ...[...offered.values()].map((each) => toolDefinition(each))];
       this.#offeredDefinitions = { offered, definitions };
     }
     return this.#offeredDefinitions.definitions;

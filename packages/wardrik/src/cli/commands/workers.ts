@@ -40,7 +40,7 @@ ${COMMON_HELP}`,
           worker.principal,
           when(worker.connectedAt),
           String(worker.inflight),
-          worker.tools.length === 0 ? '-' : clip(worker.tools.join(', '), 80),
+          worker.tools.length === 0 ? '-' : clip(worker.tools.map((name) => shownName(worker, name)).join(', '), 80),
         ]),
       ),
     );
@@ -57,3 +57,9 @@ ${COMMON_HELP}`,
     return EXIT.ok;
   },
 };
+
+/** A tool's name, with the name the model sees when it is not simply `workers__NAME`. */
+function shownName(worker: WorkerInfo, name: string): string {
+  const modelName = worker.modelNames?.[name];
+  return modelName === undefined || modelName === `workers__${name}` ? name : `${name} (model: ${modelName})`;
+}
