@@ -1,4 +1,5 @@
 import type { Progress } from '@wardrik/core';
+import { onAbort } from '../runtime/on-abort.js';
 
 /** How a call sent to a worker came out. */
 export type CallOutcome =
@@ -35,8 +36,8 @@ export interface CallLimits {
 }
 
 /**
- * A `tools/call` waiting for its answer. One object per call, no closures: its timer and its abort
- * watch call back into it.
+ * A `tools/call` waiting for its answer. Its timer calls back into it; the run's signal, shared by
+ * all its calls, watches it through `onAbort` (one listener per signal, not one per call).
  *
  * Its timeout is an idle timeout: progress (a report whose `progress` is greater than the last)
  * starts it again, up to the call's maximum time, after which it is lost whatever it reports.
@@ -53,6 +54,7 @@ export class PendingCall implements Pending {
   /** Whether the running timer ends at the deadline rather than an idle period. */
   #timerAtDeadline = false;
   #lastProgress: number | undefined;
+  readonly #stopWatching: () => void;
 
   constructor(owner: CallOwner, id: number, resolve: (outcome: CallOutcome) => void, limits: CallLimits) {
     this.#owner = owner;
@@ -61,7 +63,7 @@ export class PendingCall implements Pending {
     this.#limits = limits;
     this.#deadline = Date.now() + Math.max(limits.maxTimeMs, limits.idleTimeoutMs);
     this.#timer = this.#startTimer();
-    watchAbort(limits.signal, this);
+    this.#stopWatching = onAbort(limits.signal, () => this.aborted());
   }
 
   /** The worker answered, or the connection was lost. */
@@ -115,42 +117,13 @@ export class PendingCall implements Pending {
 
   #finish(outcome: CallOutcome): void {
     clearTimeout(this.#timer);
-    unwatchAbort(this.#limits.signal, this);
+    this.#stopWatching();
     this.#resolve(outcome);
   }
 }
 
 function onTimeout(call: PendingCall): void {
   call.timedOut();
-}
-
-/**
- * The calls waiting on each signal. A run's signal is shared by all its calls: one listener per
- * signal, not one per call (EventTarget listeners cost a scan of the list to add, and more than
- * ten draw a leak warning).
- */
-const watched = new WeakMap<AbortSignal, Set<PendingCall>>();
-
-function watchAbort(signal: AbortSignal, call: PendingCall): void {
-  let calls = watched.get(signal);
-  if (!calls) {
-    const created = new Set<PendingCall>();
-    calls = created;
-    watched.set(signal, created);
-    signal.addEventListener(
-      'abort',
-      () => {
-        watched.delete(signal);
-        for (const each of [...created]) each.aborted();
-      },
-      { once: true },
-    );
-  }
-  calls.add(call);
-}
-
-function unwatchAbort(signal: AbortSignal, call: PendingCall): void {
-  watched.get(signal)?.delete(call);
 }
 
 function describeAbort(reason: unknown): string {

@@ -11,6 +11,7 @@ import {
 import type { WebSocket } from 'ws';
 import { can } from '../auth/permissions.js';
 import type { Principal } from '../auth/types.js';
+import { onAbort } from '../runtime/on-abort.js';
 import { WORKER_PREFIX, workerModelName } from './model-name.js';
 import { type ConnectionOptions, WorkerConnection } from './worker-connection.js';
 import { buildWorkerTool } from './worker-tool.js';
@@ -336,12 +337,12 @@ export class WorkerHub {
       const done = () => {
         clearTimeout(timer);
         this.#changeListeners.delete(done);
-        signal.removeEventListener('abort', done);
+        stopWatching();
         resolve();
       };
       const timer = setTimeout(done, timeoutMs);
       this.#changeListeners.add(done);
-      signal.addEventListener('abort', done, { once: true });
+      const stopWatching = onAbort(signal, done);
     });
   }
 }
