@@ -39,7 +39,13 @@ export {
   type ParkKind,
   type StoredRecord,
 } from './journal/records.js';
-export { type AiSdkLanguageModel, type AiSdkModelOptions, aiSdkModel } from './model/ai-sdk-model.js';
+export {
+  type AiSdkLanguageModel,
+  type AiSdkModelOptions,
+  aiSdkModel,
+  DEFAULT_MODEL_IDLE_TIMEOUT_MS,
+  DEFAULT_MODEL_TIMEOUT_MS,
+} from './model/ai-sdk-model.js';
 export type {
   GenerateOptions,
   Message,

@@ -34,7 +34,8 @@ function problemAnswer(status: number, description: string): Record<string, unkn
 
 /** What any route may answer, whatever it does: the server is at its connection limit. */
 const SERVER_FULL =
-  'The server has maxConnections connections open (config server.maxConnections); retry after Retry-After seconds.';
+  'The server has maxConnections connections open (config server.maxConnections); retry after Retry-After seconds. ' +
+  'Or (code store): its store failed, so it takes no more work until it is restarted.';
 
 /** What a route that reads a JSON body may answer. */
 const BODY_PROBLEMS: Readonly<Record<number, string>> = {

@@ -123,6 +123,7 @@ async function listen(options: {
       auth,
       host,
       port,
+      ...config.limits,
       ...(config.bodyLimitBytes === undefined ? {} : { bodyLimitBytes: config.bodyLimitBytes }),
       ...(config.maxWorkerFrameBytes === undefined ? {} : { maxWorkerFrameBytes: config.maxWorkerFrameBytes }),
     });
