@@ -65,6 +65,12 @@ ${COMMON_HELP}`,
       throw thrown;
     }
     const asJson = parsed.values['json'] === true;
+    // Listening for SIGTERM before the banner: whoever waits for it may stop the server at once.
+    const stopped = waitForStop(wardrik, async (signal) => {
+      if (signal && !asJson) printError('Stopping: closing the server and the runtime…');
+      await server.close();
+      await wardrik.close().catch(() => {});
+    });
     if (asJson) {
       printJson({
         url: server.url,
@@ -78,11 +84,7 @@ ${COMMON_HELP}`,
     } else {
       report(server, config, admin, resumed, needAttention);
     }
-    return waitForStop(wardrik, async (signal) => {
-      if (signal && !asJson) printError('Stopping: closing the server and the runtime…');
-      await server.close();
-      await wardrik.close().catch(() => {});
-    });
+    return stopped;
   },
 };
 
