@@ -1,6 +1,7 @@
 import { tool } from '@wardrik/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { defineAgent, ModelError, type Wardrik } from '../src/index.js';
+import { EventPrinter } from '../src/cli/event-printer.js';
+import { defineAgent, ModelError, type RunEvent, type Wardrik } from '../src/index.js';
 import { lastToolResults, ScriptedModel } from '../src/testing/index.js';
 import { openWardrik, tempDbPath } from './helpers.js';
 
@@ -169,5 +170,37 @@ describe('model failures', () => {
     wardrik = await openWardrik(tempDbPath(), [defineAgent({ name: 'm', instructions: '', model })]);
     const result = await wardrik.run('m', 'go');
     expect(result).toMatchObject({ status: 'failed', error: 'the model failed after 3 attempts: overloaded' });
+  });
+});
+
+describe('model retries are told to followers', () => {
+  it('each retry of a model call is a live model-retry event; wardrik run prints it as a line', async () => {
+    let tries = 0;
+    const model = new ScriptedModel(() => {
+      tries += 1;
+      return tries < 3
+        ? { fail: new ModelError('HTTP 429 (rate limited) from https://api.example', { retryable: true }) }
+        : { text: 'done' };
+    });
+    wardrik = await openWardrik(tempDbPath(), [defineAgent({ name: 'r', instructions: '', model })]);
+    const seen: RunEvent[] = [];
+    wardrik.subscribe('*', (event) => seen.push(event));
+    const result = await wardrik.run('r', 'go');
+    expect(result.status).toBe('completed');
+    const retries = seen.filter((event) => event.type === 'model-retry');
+    expect(retries).toMatchObject([
+      { step: 1, attempt: 1, error: expect.stringContaining('HTTP 429') },
+      { step: 1, attempt: 2 },
+    ]);
+    // Live only: the journal has one model step.
+    expect(
+      (await wardrik.getRun(result.runId)).journal.filter((each) => each.record.type === 'model-step'),
+    ).toHaveLength(1);
+    let printed = '';
+    const printer = new EventPrinter((text) => {
+      printed += text;
+    });
+    for (const event of retries) printer.print(event);
+    expect(printed).toMatch(/^ {2}↻ retrying in \d+ (ms|s): HTTP 429 \(rate limited\) from https:\/\/api.example\n/);
   });
 });

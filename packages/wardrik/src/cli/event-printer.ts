@@ -29,6 +29,10 @@ export class EventPrinter {
       return;
     }
     this.#endStream();
+    if (event.type === 'model-retry') {
+      this.#write(`  ↻ retrying in ${describeDelay(event.delayMs)}: ${event.error}\n`);
+      return;
+    }
     if (!isJournaled(event)) {
       const total = event.total === undefined ? '' : `/${event.total}`;
       const message = event.message ? ` ${event.message}` : '';
@@ -84,4 +88,9 @@ export class EventPrinter {
         return [];
     }
   }
+}
+
+/** A wait for people: `800 ms`, `2 s`, `1.5 s`. */
+function describeDelay(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Number((ms / 1000).toFixed(1))} s`;
 }

@@ -5,7 +5,8 @@ import type { StoredRecord } from '../journal/records.js';
  * What a run did, as it happens. Every journal record is an event (`run-started`, `model-step`,
  * `call-started`, `call-answered`, `run-parked`, `park-answered`, `run-ended`), with its `seq`
  * so a follower can resume after the last one it saw. `text-delta` events carry streamed model
- * text and `call-progress` events a long call's progress; neither is journaled (their `seq` is that
+ * text, `call-progress` events a long call's progress and `model-retry` events a model call that
+ * failed and will be made again; none is journaled (their `seq` is that
  * of the last record before them), so a follower that reconnects does not get them again.
  */
 export type RunEvent = JournaledEvent | LiveEvent;
@@ -22,6 +23,16 @@ export type LiveEvent =
       readonly step: number;
       readonly delta: string;
     }
+  | {
+      /** A model call failed and will be made again after `delayMs`: `attempt` tries failed so far. */
+      readonly type: 'model-retry';
+      readonly runId: string;
+      readonly seq: number;
+      readonly step: number;
+      readonly attempt: number;
+      readonly delayMs: number;
+      readonly error: string;
+    }
   | ({
       readonly type: 'call-progress';
       readonly runId: string;
@@ -33,7 +44,7 @@ export type LiveEvent =
 
 /** Whether an event is a journal record (it has a seq of its own, and a follower resumes after it). */
 export function isJournaled(event: RunEvent): event is JournaledEvent {
-  return event.type !== 'text-delta' && event.type !== 'call-progress';
+  return event.type !== 'text-delta' && event.type !== 'call-progress' && event.type !== 'model-retry';
 }
 
 /** Receives run events. */

@@ -405,7 +405,10 @@ export class RunDriver {
     if (offered.size === 0) return this.#agent.toolDefinitions;
     // The hub returns the same map until a worker's tools change: build the definitions once per map.
     if (this.#offeredDefinitions?.offered !== offered) {
-      const definitions = [...this.#agent.toolDefinitions, ...[...offered.values()].map((each) => toolDefinition(each))];
+      const definitions = [
+        ...this.#agent.toolDefinitions,
+        ...[...offered.values()].map((each) => toolDefinition(each)),
+      ];
       this.#offeredDefinitions = { offered, definitions };
     }
     return this.#offeredDefinitions.definitions;
@@ -516,6 +519,17 @@ export class RunDriver {
           throw new RunFailure(`the model failed after ${tries} attempts: ${describeReason(thrown)}`);
         }
         const delay = (thrown as { retryAfterMs?: number }).retryAfterMs ?? backoffDelay(this.#deps.modelRetry, tries);
+        if (hub.hasListeners(this.runId)) {
+          hub.emit({
+            type: 'model-retry',
+            runId: this.runId,
+            seq: this.state.lastSeq,
+            step,
+            attempt: tries,
+            delayMs: Math.round(delay),
+            error: describeReason(thrown),
+          });
+        }
         await sleep(delay, signal).catch(() => {});
       }
     }
