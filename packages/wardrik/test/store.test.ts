@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -463,6 +463,15 @@ describe('SqliteStore', () => {
       journalCount: () => (database.prepare('SELECT count(*) AS count FROM journal').get() as { count: number }).count,
     };
   }
+
+  it('keeps what it creates to its owner: the directory 0700, the database, its WAL and lock file 0600', async () => {
+    const path = newPath();
+    const store = openStore(path);
+    await store.lockForRuntime();
+    await store.write({ runId: 'r1', records: [], run: run('r1') }, { durable: true });
+    expect(statSync(dirname(path)).mode & 0o777).toBe(0o700);
+    for (const file of [path, `${path}-wal`, `${path}.lock`]) expect(statSync(file).mode & 0o777, file).toBe(0o600);
+  });
 
   it('creates the parent directory, uses WAL, and records migrations once', async () => {
     const path = newPath();

@@ -1,3 +1,4 @@
+import { chmodSync, existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import Database from 'better-sqlite3';
 import { StoreError } from '../../errors.js';
@@ -40,7 +41,9 @@ export class RuntimeLock {
   static take(path: string, storePath: string): RuntimeLock {
     let database: Database.Database;
     try {
+      const created = !existsSync(path);
       database = new Database(path, { timeout: 0 });
+      if (created) chmodSync(path, 0o600);
       database.pragma('journal_mode = DELETE');
       database.exec(
         'CREATE TABLE IF NOT EXISTS holder (id INTEGER PRIMARY KEY CHECK (id = 1), pid INTEGER NOT NULL, host TEXT NOT NULL, since INTEGER NOT NULL, command TEXT NOT NULL)',

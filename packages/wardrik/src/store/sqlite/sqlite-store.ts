@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { WardrikError } from '@wardrik/core';
 import Database from 'better-sqlite3';
@@ -164,8 +164,12 @@ export class SqliteStore implements Store {
     const inMemory = path === ':memory:' || path === '';
     let database: Database.Database | undefined;
     try {
-      if (!inMemory) mkdirSync(dirname(path), { recursive: true });
+      // Journals can hold private data: a directory made here is the owner's only, and so is a new
+      // file (SQLite gives its -wal and -shm files the database file's permissions).
+      const created = !inMemory && !existsSync(path);
+      if (!inMemory) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
       database = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 });
+      if (created) chmodSync(path, 0o600);
       const mode = database.pragma('journal_mode = WAL', { simple: true });
       if (!inMemory && mode !== 'wal') throw new Error(`it stays in journal_mode ${String(mode)}, not WAL`);
       database.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
