@@ -1,5 +1,5 @@
-import { normalizeArguments } from './arguments.js';
 import { type Answer, describeReason, error, isAnswer, ok, withReport } from './answer.js';
+import { normalizeArguments } from './arguments.js';
 import { CallContext, type ContextOptions } from './context.js';
 import { mergeLabels } from './labels.js';
 import type { Arguments, Tool } from './tool.js';

@@ -1,4 +1,3 @@
-export { exceedsDepth, MAX_JSON_DEPTH, type NormalizedArguments, normalizeArguments } from './arguments.js';
 export { type AnnotationKey, type Annotations, checkAnnotations } from './annotations.js';
 export {
   type Answer,
@@ -14,6 +13,7 @@ export {
   type ReportOptions,
   withReport,
 } from './answer.js';
+export { exceedsDepth, MAX_JSON_DEPTH, type NormalizedArguments, normalizeArguments } from './arguments.js';
 export { call, findTool, type ToolCall, type Tools } from './call.js';
 export {
   type Approval,
