@@ -200,6 +200,7 @@ describe('aiSdkModel against a local chat-completions server', () => {
     expect(result.status).toBe('completed');
     expect(result.measures).toEqual({ inputTokens: 400, outputTokens: 60, cachedInputTokens: 100 });
     expect(notices).toEqual([expect.stringContaining('no price for model "test-model"')]);
+    expect(notices[0]).toContain("modelFromEnvironment(process.env, { prices: { 'test-model'");
   });
 });
 

@@ -207,8 +207,9 @@ class AiSdkModel implements Model {
     if (usd === undefined && !this.#toldNoPrice) {
       this.#toldNoPrice = true;
       (this.#options.log ?? console.warn)(
-        `wardrik: no price for model "${this.#model.modelId}" (${this.id}), so its steps get no usd measure; ` +
-          `add one with aiSdkModel(model, { prices: { '${this.#model.modelId}': { input, output, cachedInput } } }) (USD per million tokens)`,
+        `wardrik: no price for model "${this.#model.modelId}" (${this.id}), so its steps get no usd measure (and a usd budget never stops it); ` +
+          `add one in USD per million tokens with aiSdkModel(model, { prices: { '${this.#model.modelId}': { input, output, cachedInput } } }), ` +
+          `or, for the model WARDRIK_MODEL names, in your config: modelFromEnvironment(process.env, { prices: { '${this.#model.modelId}': { input: 2, output: 8 } } })`,
       );
     }
     return usd;
