@@ -457,15 +457,17 @@ export class Wardrik {
     const onAbort = () => wake?.();
     options.signal?.addEventListener('abort', onAbort);
     try {
-      if (!(await this.store.getRun(runId))) throw new RunNotFoundError(`no run ${JSON.stringify(runId)}`);
+      const row = await this.store.getRun(runId);
+      if (!row) throw new RunNotFoundError(`no run ${JSON.stringify(runId)}`);
       let last = options.afterSeq ?? 0;
       for (const stored of await this.store.loadJournal(runId, last)) {
         last = stored.seq;
         yield recordEvent(stored);
         if (stored.record.type === 'run-ended') return;
       }
-      // Nothing after the cursor, and the run has ended: everything was sent.
-      if (isEnded((await this.store.getRun(runId))?.status)) return;
+      // It had ended when read, and its end was not after the cursor: everything was sent. (A run
+      // that ends after it was read has its end in the journal just loaded, or in the queue.)
+      if (isEnded(row.status)) return;
       for (;;) {
         while (queue.length) {
           const event = queue.shift() as RunEvent;
