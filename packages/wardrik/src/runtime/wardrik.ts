@@ -28,7 +28,10 @@ import { defaultModelRetry, defaultToolRetry, type RetryPolicy } from './backoff
 import { EventHub, isJournaled, type RunEvent, type RunEventListener, recordEvent } from './events.js';
 import { checkDecision } from './park-decision.js';
 import { checkPolicy, type Policy } from './policy.js';
+import { RestingRuns } from './resting-runs.js';
 import { type DriveOutcome, type DriverDeps, RunDriver } from './run-driver.js';
+import { RunLocks } from './run-locks.js';
+import { RunWaiters } from './run-waiters.js';
 
 /** How many interrupted runs recovery loads before it starts driving them. */
 const RECOVERY_BATCH = 1_000;
@@ -133,15 +136,9 @@ export class Wardrik {
   /** Runs in memory: being driven, or briefly while answered or cancelled. */
   readonly #drivers = new Map<string, RunDriver>();
   readonly #driving = new Map<string, Promise<void>>();
-  /** Per run: the end of the queue of operations holding its lock. */
-  readonly #locks = new Map<string, Promise<void>>();
-  readonly #waiters = new Map<string, Waiter[]>();
-  /**
-   * Parked runs recently in memory, oldest first, so that answering many parks of one run does not
-   * rebuild it from its journal each time. Bounded; the store stays the truth (a run taken from
-   * here first reads what its journal gained since).
-   */
-  readonly #resting = new Map<string, RunDriver>();
+  readonly #locks = new RunLocks();
+  readonly #waiters = new RunWaiters<RunResult>();
+  readonly #resting = new RestingRuns<RunDriver>(RESTING_RUNS);
   /** Standing decisions: tools a person allowed for an agent. */
   readonly #allowed = new Map<string, Set<string>>();
   readonly #failureListeners = new Set<(error: StoreError) => void>();
@@ -236,7 +233,7 @@ export class Wardrik {
     const driver = new RunDriver(agent, emptyState(runId), this.#deps);
     this.#drivers.set(runId, driver);
     // Held until it is driven: a cancel sent as soon as run-started is seen waits, then finds it driven.
-    const release = await this.#acquire(runId);
+    const release = await this.#locks.acquire(runId);
     try {
       await driver.begin({
         v: JOURNAL_VERSION,
@@ -279,13 +276,13 @@ export class Wardrik {
    */
   async wait(runId: string): Promise<RunResult> {
     this.#checkUsable();
-    if (this.#drivers.has(runId)) return this.#addWaiter(runId);
+    if (this.#drivers.has(runId)) return this.#waiters.wait(runId);
     const row = await this.store.getRun(runId);
     if (!row) throw new RunNotFoundError(`no run ${JSON.stringify(runId)}`);
     if (row.status !== 'running') return this.#result(row);
     if (row.attention !== undefined) throw new RunNeedsAttentionError(`run ${runId} needs attention: ${row.attention}`);
     // Being driven here now, or running but not driven yet (recovery will pick it up).
-    return this.#addWaiter(runId);
+    return this.#waiters.wait(runId);
   }
 
   /**
@@ -294,7 +291,7 @@ export class Wardrik {
    */
   async cancel(runId: string, reason = 'cancelled by request'): Promise<RunResult> {
     this.#checkOpen();
-    const cancelled = await this.#locked(runId, async (): Promise<RunResult | undefined> => {
+    const cancelled = await this.#locks.hold(runId, async (): Promise<RunResult | undefined> => {
       // Decided under the run's lock, on what is true now: nobody else starts driving it meanwhile.
       const active = this.#driving.has(runId) ? this.#drivers.get(runId) : undefined;
       if (active) {
@@ -335,7 +332,7 @@ export class Wardrik {
     if (typeof options?.callHash !== 'string') {
       throw new StaleParkAnswerError('callHash: required; pass the park.callHash of the park you were shown');
     }
-    await this.#locked(park.runId, async () => {
+    await this.#locks.hold(park.runId, async () => {
       this.#checkOpen();
       const driver = await this.#loadOrMark(park.runId);
       const current = driver.state.parks.get(parkId);
@@ -380,7 +377,7 @@ export class Wardrik {
       throw new InvalidInputError('reason: say why the labels may be released');
     }
     this.#checkOpen();
-    return this.#locked(runId, async () => {
+    return this.#locks.hold(runId, async () => {
       const driver = await this.#loadOrMark(runId);
       if (driver.ended) throw new RunEndedError(`run ${runId} has ended (${driver.state.status})`);
       const missing = labels.filter((label) => !driver.state.labels.includes(label));
@@ -509,7 +506,7 @@ export class Wardrik {
       try {
         for (const row of rows.slice(from, from + RECOVERY_BATCH)) {
           if (!this.#agents.has(row.agent)) continue;
-          releases.push(await this.#acquire(row.id));
+          releases.push(await this.#locks.acquire(row.id));
           if (this.#drivers.has(row.id)) continue;
           try {
             const driver = await this.#load(row.id, row);
@@ -547,14 +544,12 @@ export class Wardrik {
     this.#closed = true;
     for (const driver of this.#drivers.values()) driver.stop();
     this.workers.close();
-    await Promise.allSettled([...this.#driving.values(), ...this.#locks.values()]);
+    await Promise.allSettled([...this.#driving.values(), this.#locks.idle()]);
     this.#resting.clear();
     this.#stopListening();
-    for (const [runId, waiters] of this.#waiters) {
-      this.#waiters.delete(runId);
-      const closed = new InvalidInputError(`this Wardrik closed before run ${runId} ended or parked`);
-      for (const waiter of waiters) waiter.reject(closed);
-    }
+    this.#waiters.rejectAll(
+      (runId) => new InvalidInputError(`this Wardrik closed before run ${runId} ended or parked`),
+    );
     await this.store.close();
   }
 
@@ -583,10 +578,7 @@ export class Wardrik {
     this.#failure = error;
     for (const driver of this.#drivers.values()) driver.stop();
     this.#resting.clear();
-    for (const [runId, waiters] of this.#waiters) {
-      this.#waiters.delete(runId);
-      for (const waiter of waiters) waiter.reject(error);
-    }
+    this.#waiters.rejectAll(() => error);
     for (const listener of [...this.#failureListeners]) {
       try {
         listener(error);
@@ -623,9 +615,8 @@ export class Wardrik {
   async #load(runId: string, known?: RunRow): Promise<RunDriver> {
     const active = this.#drivers.get(runId);
     if (active) return active;
-    const rested = this.#resting.get(runId);
+    const rested = this.#resting.take(runId);
     if (rested) {
-      this.#resting.delete(runId);
       // Bring it up to date with what its journal gained since it rested (nothing, on one node).
       const newer = checkJournal(runId, await this.store.loadJournal(runId, rested.state.lastSeq));
       try {
@@ -716,7 +707,7 @@ export class Wardrik {
     if (driver.ended) this.#settle(driver);
     else if (this.#driving.has(driver.runId)) return;
     else if (driver.state.openParks === 0) this.#drive(driver);
-    else this.#rest(driver); // still parked: keep it at hand for the next answer
+    else this.#resting.put(driver); // still parked: keep it at hand for the next answer
   }
 
   #drive(driver: RunDriver): void {
@@ -759,30 +750,9 @@ export class Wardrik {
   /** The run parked or ended: free its memory (a parked run may rest a while) and tell whoever waits. */
   #settle(driver: RunDriver): void {
     this.#drivers.delete(driver.runId);
-    if (!driver.ended) this.#rest(driver);
+    if (!driver.ended) this.#resting.put(driver);
     else this.#resting.delete(driver.runId);
-    const waiters = this.#waiters.get(driver.runId);
-    if (!waiters) return;
-    this.#waiters.delete(driver.runId);
-    const result = this.#stateResult(driver);
-    for (const waiter of waiters) waiter.resolve(result);
-  }
-
-  #rest(driver: RunDriver): void {
-    this.#resting.delete(driver.runId);
-    this.#resting.set(driver.runId, driver);
-    if (this.#resting.size > RESTING_RUNS) {
-      const oldest = this.#resting.keys().next().value;
-      if (oldest !== undefined) this.#resting.delete(oldest);
-    }
-  }
-
-  #addWaiter(runId: string): Promise<RunResult> {
-    return new Promise((resolve, reject) => {
-      const list = this.#waiters.get(runId);
-      if (list) list.push({ resolve, reject });
-      else this.#waiters.set(runId, [{ resolve, reject }]);
-    });
+    if (this.#waiters.has(driver.runId)) this.#waiters.settle(driver.runId, this.#stateResult(driver));
   }
 
   #stateResult(driver: RunDriver): RunResult {
@@ -812,38 +782,6 @@ export class Wardrik {
       parks,
     };
   }
-
-  /** Runs `task` alone for this run (answers, cancels and recovery of one run never interleave). */
-  async #locked<T>(runId: string, task: () => Promise<T>): Promise<T> {
-    const release = await this.#acquire(runId);
-    try {
-      return await task();
-    } finally {
-      release();
-    }
-  }
-
-  /** Takes the run's lock once the operations before have released it; returns the release. */
-  async #acquire(runId: string): Promise<() => void> {
-    const before = this.#locks.get(runId);
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const mine = before ? before.then(() => released) : released;
-    this.#locks.set(runId, mine);
-    if (before) await before;
-    return () => {
-      release();
-      if (this.#locks.get(runId) === mine) this.#locks.delete(runId);
-    };
-  }
-}
-
-/** Someone waiting for a run to end or park. */
-interface Waiter {
-  readonly resolve: (result: RunResult) => void;
-  readonly reject: (error: unknown) => void;
 }
 
 function isEnded(status: RunStatus | undefined): boolean {
