@@ -13,6 +13,7 @@ const EVERYTHING: Readonly<Record<Action, Reach>> = {
   'run.cancel': 'any',
   'park.read': 'any',
   'park.answer': 'any',
+  'labels.release': 'any',
   'tokens.manage': 'any',
   'agent.serve': 'any',
   'workers.list': 'any',
@@ -27,6 +28,7 @@ const GRANTS: Readonly<Record<Role, Readonly<Partial<Record<Action, Reach>>>>> =
     'run.cancel': 'scoped',
     'park.read': 'scoped',
     'park.answer': 'scoped',
+    'labels.release': 'scoped',
     'workers.list': 'any',
   },
   user: {
@@ -47,6 +49,7 @@ const ACTION_WORDS: Readonly<Record<Action, string>> = {
   'run.cancel': 'cancel runs',
   'park.read': 'read parks',
   'park.answer': 'answer parks',
+  'labels.release': 'release labels',
   'tokens.manage': 'manage tokens',
   'agent.serve': 'serve agents',
   'workers.list': 'list workers',
@@ -85,11 +88,12 @@ function scopeText(principal: Principal): string {
  *
  * The matrix:
  * - `admin`: every action, on every agent and every principal's runs.
- * - `operator`: `agents.list`, `run.read`, `run.cancel`, `park.read`, `park.answer` on the runs of
- *   any principal, for the agents of its scope. Never `run.start`, `tokens.manage`, `agent.serve`.
+ * - `operator`: `agents.list`, `run.read`, `run.cancel`, `park.read`, `park.answer`,
+ *   `labels.release` on the runs of any principal, for the agents of its scope. Never `run.start`,
+ *   `tokens.manage`, `agent.serve`.
  * - `user`: `agents.list` and `run.start` for the agents of its scope; `run.read`, `run.cancel`,
  *   `park.read` on its own runs (`resource.runPrincipal === principal.id`) of those agents.
- *   Never `park.answer`, `tokens.manage`, `agent.serve`.
+ *   Never `park.answer`, `labels.release`, `tokens.manage`, `agent.serve`.
  * - `worker`: `agent.serve` for the agents of its scope, nothing else.
  *
  * A fact left out of `resource` is not checked: `can(user, 'run.read')` answers whether the

@@ -37,6 +37,7 @@ export type Action =
   | 'run.cancel'
   | 'park.read'
   | 'park.answer'
+  | 'labels.release'
   | 'tokens.manage'
   | 'agent.serve'
   | 'workers.list';

@@ -228,7 +228,7 @@ export function createApp(options: AppOptions): Hono<Env> {
       handle: async ({ c, principal }) => {
         const runId = c.req.param('id') ?? '';
         const body = await readBody(c, ReleaseLabelsBody, limit);
-        await readableRun(principal, runId, 'park.answer');
+        await readableRun(principal, runId, 'labels.release');
         return c.json(await wardrik.releaseLabels(runId, body.labels, { by: principal.name, reason: body.reason }));
       },
     },
