@@ -6,6 +6,9 @@ import { type Command, type Parsed, stringOption } from './command.js';
 /** Where the CLI looks for the admin token `wardrik serve` saves, relative to the current directory. */
 export const ADMIN_TOKEN_FILE = join('.wardrik', 'admin-token');
 
+/** Where the CLI looks for the server when neither --url nor WARDRIK_URL says. */
+export const DEFAULT_URL = 'http://127.0.0.1:4000';
+
 /** The server the CLI talks to and the token it uses. */
 export interface Connection {
   /** Without a trailing slash. */
@@ -20,7 +23,7 @@ export interface Connection {
  * the admin token in `./.wardrik/admin-token` if there is one.
  */
 export function resolveConnection(command: Command, parsed: Parsed, cwd = process.cwd()): Connection {
-  const rawUrl = stringOption(parsed, 'url') ?? process.env['WARDRIK_URL'] ?? 'http://127.0.0.1:4000';
+  const rawUrl = stringOption(parsed, 'url') ?? process.env['WARDRIK_URL'] ?? DEFAULT_URL;
   let url: URL;
   try {
     url = new URL(rawUrl);

@@ -1,6 +1,8 @@
 import type { Label, Measures } from '@wardrik/core';
 import type { Park, ParkDecision } from '../journal/records.js';
-import { cliName, clip } from './output.js';
+import { commandHint, type HintTarget } from './hint.js';
+import { clip } from './output.js';
+import { mark, paint, type Style, SYMBOLS_ONLY } from './style.js';
 
 /** A value as JSON on one line, cut to `max` characters. */
 export function json(value: unknown, max = 200): string {
@@ -77,36 +79,48 @@ export function describeDecision(decision: ParkDecision): string {
   }
 }
 
-/** The commands that answer a park of this kind, for people to copy. */
-export function answerCommands(park: Pick<Park, 'id' | 'kind'>): string[] {
-  const answer = `${cliName()} answer ${park.id}`;
+/** The commands that answer a park of this kind, for people to copy (naming the server when needed). */
+export function answerCommands(park: Pick<Park, 'id' | 'kind'>, target: HintTarget = {}): string[] {
+  const answer = (words: string, comment?: string) => commandHint(`answer ${park.id} ${words}`, target, comment);
   switch (park.kind) {
     case 'budget':
-      return [`${answer} raise-budget --usd N   (or --tokens N, --steps N)`, `${answer} stop`];
+      return [answer('raise-budget --usd N', '(or --tokens N, --steps N)'), answer('stop')];
     case 'in_doubt':
       return [
-        `${answer} ran --value '<what it returned, as JSON>'   (it ran)`,
-        `${answer} approve   (it did not run: run it now)`,
-        `${answer} deny --reason '…'`,
+        answer(`ran --value '<what it returned, as JSON>'`, '(it ran)'),
+        answer('approve', '(it did not run: run it now)'),
+        answer(`deny --reason '…'`),
       ];
     case 'approval':
       return [
-        `${answer} approve   (run it as shown; add --remember run|agent to stop asking)`,
-        `${answer} edit --args '<the arguments to use, as JSON>'`,
-        `${answer} deny --reason '…'`,
+        answer('approve', '(run it as shown; add --remember run|agent to stop asking)'),
+        answer(`edit --args '<the arguments to use, as JSON>'`),
+        answer(`deny --reason '…'`),
       ];
     default:
-      return [`${answer} approve`, `${answer} deny --reason '…'`];
+      return [answer('approve'), answer(`deny --reason '…'`)];
   }
 }
 
+/** How to show a park: indented, in a style, with answer commands that name the server. */
+export interface ParkLinesOptions {
+  readonly indent?: string;
+  readonly style?: Style;
+  readonly hints?: HintTarget;
+  /** Leave out the commands that answer it (an answered or closed park). Default false. */
+  readonly withoutAnswers?: boolean;
+}
+
 /** A park in a few lines for people: why it waits, the call it holds, how to answer it. */
-export function describePark(park: Park, indent = '  '): string[] {
-  const lines = [`${indent}⏸ ${park.kind}${park.rule ? ` (rule ${park.rule})` : ''}: ${park.reason}`];
+export function describePark(park: Park, options: ParkLinesOptions = {}): string[] {
+  const { indent = '  ', style = SYMBOLS_ONLY } = options;
+  const head = `${mark(style, 'park')}${park.kind}${park.rule ? ` (rule ${park.rule})` : ''}: ${park.reason}`;
+  const lines = [`${indent}${paint(style, 'yellow', head)}`];
   const held = park.call ? ` holds ${describeCall(park.call.name, park.call.arguments)}` : '';
   lines.push(`${indent}  park ${park.id}${held}`);
   if (park.labels.length) lines.push(`${indent}  the run carries: ${describeLabels(park.labels)}`);
-  answerCommands(park).forEach((command, index) => {
+  if (options.withoutAnswers) return lines;
+  answerCommands(park, options.hints).forEach((command, index) => {
     lines.push(`${indent}  ${index === 0 ? 'answer with:' : '         or:'} ${command}`);
   });
   return lines;

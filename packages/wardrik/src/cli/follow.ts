@@ -1,8 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RunEndedRecord } from '../journal/records.js';
-import { isJournaled, type RunEvent } from '../runtime/events.js';
+import { isJournaled, type RunEvent, recordEvent } from '../runtime/events.js';
+import type { RunDetails } from '../runtime/wardrik.js';
 import type { ParkRow } from '../store/store.js';
-import { CliError, EXIT } from './cli-error.js';
+import { CliError, EXIT, usageError } from './cli-error.js';
 import { ServerProblem, unreachable, type WardrikClient } from './client.js';
 import { RunTracker } from './run-tracker.js';
 import { readSse } from './sse.js';
@@ -18,6 +19,14 @@ export interface FollowOptions {
   readonly runId: string;
   /** Gets every event once, in order: those journaled already, then live ones. */
   readonly onEvent: (event: RunEvent) => void;
+  /**
+   * Start after the journal record with this seq: records up to it are read from the run
+   * (`GET /v1/runs/:id`) and given to `onHistory`, not `onEvent`. Default 0 (from the start).
+   * Past the end of the journal, a usage error naming its length.
+   */
+  readonly afterSeq?: number;
+  /** Gets the records up to `afterSeq`, in order (e.g. to learn the names of calls). */
+  readonly onHistory?: (event: RunEvent) => void;
   /** How long to keep reconnecting a dropped stream before giving up (exit 4). Default 30 s. */
   readonly reconnectForMs?: number;
 }
@@ -38,6 +47,15 @@ export async function followRun(options: FollowOptions): Promise<FollowEnd> {
   const tracker = new RunTracker();
   const reconnectForMs = options.reconnectForMs ?? 30_000;
   let lastSeq = 0;
+  if (options.afterSeq !== undefined && options.afterSeq > 0) {
+    const ended = await readHistory(options, tracker);
+    if (ended) return ended;
+    lastSeq = options.afterSeq;
+    if (tracker.waiting) {
+      const parks = await waitingParks(client, runId, tracker);
+      if (parks) return { type: 'parked', parks };
+    }
+  }
   let droppedAt: number | undefined;
   let lastDrop: unknown;
   for (let attempt = 0; ; attempt++) {
@@ -77,6 +95,30 @@ export async function followRun(options: FollowOptions): Promise<FollowEnd> {
     }
     await sleep(Math.min(2_000, 100 * 2 ** attempt));
   }
+}
+
+/**
+ * Reads the run's journal up to `afterSeq` into the tracker and `onHistory`; the run's end if it
+ * ended there.
+ */
+async function readHistory(options: FollowOptions, tracker: RunTracker): Promise<FollowEnd | undefined> {
+  const { client, runId } = options;
+  const afterSeq = options.afterSeq ?? 0;
+  const run = await client.request<RunDetails>('GET', `/v1/runs/${encodeURIComponent(runId)}`);
+  const last = run.journal.at(-1)?.seq ?? 0;
+  if (afterSeq > last) {
+    throw usageError(
+      `--after ${afterSeq} is past the end of run ${runId}'s journal (${run.journal.length} records${last === run.journal.length ? '' : `, the last is ${last}`})`,
+    );
+  }
+  for (const stored of run.journal) {
+    if (stored.seq > afterSeq) break;
+    const event = recordEvent(stored);
+    tracker.apply(event);
+    options.onHistory?.(event);
+    if (stored.record.type === 'run-ended') return { type: 'ended', record: stored.record };
+  }
+  return undefined;
 }
 
 function parseEvent(data: string, runId: string): RunEvent {

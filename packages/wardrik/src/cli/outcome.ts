@@ -4,7 +4,8 @@ import { EXIT } from './cli-error.js';
 import type { WardrikClient } from './client.js';
 import { describeCost, describeLabels } from './describe.js';
 import type { FollowEnd } from './follow.js';
-import { print, printJson } from './output.js';
+import { print, printJson, stdoutStyle } from './output.js';
+import { paint, type Style } from './style.js';
 
 /** Where a followed run stands: what `run --json` and `answer --json` print. */
 export type RunOutcome = RunResult;
@@ -35,7 +36,7 @@ export async function outcomeOf(client: WardrikClient, runId: string, end: Follo
 }
 
 /** Prints the outcome (for people, or as JSON) and returns the exit code. */
-export function reportOutcome(outcome: RunOutcome, asJson: boolean): number {
+export function reportOutcome(outcome: RunOutcome, asJson: boolean, style: Style = stdoutStyle()): number {
   if (asJson) {
     printJson(outcome);
     return exitCodeOf(outcome.status);
@@ -43,11 +44,18 @@ export function reportOutcome(outcome: RunOutcome, asJson: boolean): number {
   print();
   if (outcome.status === 'parked') {
     const count = outcome.parks.length;
-    print(`Run ${outcome.runId} is parked: it waits for a person (${count} open park${count === 1 ? '' : 's'}).`);
+    print(
+      paint(
+        style,
+        'yellow',
+        `Run ${outcome.runId} is parked: it waits for a person (${count} open park${count === 1 ? '' : 's'}).`,
+      ),
+    );
     print(`Cost so far: ${describeCost(outcome.measures)}`);
   } else {
-    if (outcome.status === 'completed') print(`Final answer: ${outcome.output ?? ''}`);
-    else print(`Run ${outcome.runId} ${outcome.status}: ${outcome.error ?? 'no reason given'}`);
+    if (outcome.status === 'completed') print(`${paint(style, 'bold', 'Final answer:')} ${outcome.output ?? ''}`);
+    else
+      print(`${paint(style, 'red', `Run ${outcome.runId} ${outcome.status}:`)} ${outcome.error ?? 'no reason given'}`);
     print(`Cost: ${describeCost(outcome.measures)}`);
   }
   print(`Labels: ${describeLabels(outcome.labels)}`);

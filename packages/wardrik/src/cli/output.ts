@@ -1,3 +1,5 @@
+import { type Style, styleFor } from './style.js';
+
 /** Writes a line to stdout. */
 export function print(line = ''): void {
   process.stdout.write(`${line}\n`);
@@ -11,6 +13,11 @@ export function printError(line: string): void {
 /** Writes a value as JSON on stdout: what `--json` prints, and nothing else. */
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** The style of what goes to stdout: symbols and colour on a terminal only (see style.ts). */
+export function stdoutStyle(): Style {
+  return styleFor(process.stdout);
 }
 
 /** How to call the CLI in hints: `npx wardrik` when it was started through npm (npx, npm start), else `wardrik`. */

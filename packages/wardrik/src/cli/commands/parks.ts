@@ -14,7 +14,8 @@ import {
 } from '../command.js';
 import { resolveConnection } from '../connection.js';
 import { describeCall, describeDecision } from '../describe.js';
-import { cliName, clip, print, printJson, table, when } from '../output.js';
+import { commandHint } from '../hint.js';
+import { clip, print, printJson, table, when } from '../output.js';
 
 const STATUSES: readonly ParkRow['status'][] = ['open', 'answered', 'closed'];
 
@@ -88,8 +89,11 @@ ${COMMON_HELP}`,
         ]),
       ),
     );
-    if (!answered)
-      print(`\nAnswer one with: ${cliName()} answer PARK approve|deny|edit|ran|retry|fail|raise-budget|stop`);
+    if (!answered) {
+      print(
+        `\nAnswer one with: ${commandHint('answer PARK approve|deny|edit|ran|retry|fail|raise-budget|stop', { url: client.url })}`,
+      );
+    }
     return EXIT.ok;
   },
 };

@@ -14,6 +14,7 @@ import {
 } from '../command.js';
 import { resolveConnection } from '../connection.js';
 import { describeCostShort } from '../describe.js';
+import { commandHint } from '../hint.js';
 import { clip, print, printJson, table, when } from '../output.js';
 
 const STATUSES: readonly RunStatus[] = ['running', 'parked', 'completed', 'failed', 'cancelled'];
@@ -86,7 +87,9 @@ ${COMMON_HELP}`,
     const attention = rows.filter((row) => row.attention !== undefined);
     if (attention.length > 0) {
       print('');
-      print('Needs attention (this server cannot load their journals; POST /v1/runs/ID/cancel ends one):');
+      print(
+        `Needs attention (this server cannot load their journals; ${commandHint('cancel RUN', { url: client.url })} ends one):`,
+      );
       for (const row of attention) print(`  ${row.id}: ${row.attention}`);
     }
     return EXIT.ok;

@@ -8,7 +8,8 @@ import { type RunningServer, startServer } from '../../server/start-server.js';
 import { ScriptedModel } from '../../testing/scripted-model.js';
 import { CliError, EXIT } from '../cli-error.js';
 import { COMMON_HELP, type Command, commonOptions, numberOption, positionals, stringOption } from '../command.js';
-import { cliName, print, printError, printJson } from '../output.js';
+import { commandHint } from '../hint.js';
+import { print, printError, printJson } from '../output.js';
 
 /** `wardrik serve`: loads the config and serves the HTTP API until SIGINT or SIGTERM. */
 export const serve: Command = {
@@ -82,7 +83,8 @@ ${COMMON_HELP}`,
         ...admin,
       });
     } else {
-      report(server, config, admin, resumed, needAttention);
+      const configOption = stringOption(parsed, 'config');
+      report(server, config, admin, { resumed, needAttention, ...(configOption ? { configOption } : {}) });
     }
     return stopped;
   },
@@ -145,13 +147,22 @@ function isDemoModel(agent: Agent): boolean {
   return agent.model instanceof ScriptedModel || agent.model.id.startsWith('scripted');
 }
 
-function report(
-  server: RunningServer,
-  config: LoadedConfig,
-  admin: AdminToken,
-  resumed: number,
-  needAttention: number,
-): void {
+/** What serve found starting up, and the --config it was given (named again in hints). */
+interface Startup {
+  readonly resumed: number;
+  readonly needAttention: number;
+  readonly configOption?: string;
+}
+
+/** The URL clients reach a server at: one listening on every address is reached at localhost. */
+export function clientUrl(serverUrl: string): string {
+  return serverUrl.replace('//0.0.0.0:', '//127.0.0.1:').replace('//[::]:', '//[::1]:');
+}
+
+function report(server: RunningServer, config: LoadedConfig, admin: AdminToken, startup: Startup): void {
+  const { resumed, needAttention } = startup;
+  const url = { url: clientUrl(server.url) };
+  const local = startup.configOption === undefined ? {} : { config: startup.configOption };
   const shown = (file: string) => relative(process.cwd(), file) || file;
   print(`Wardrik listening on ${server.url}`);
   print(`Config: ${shown(config.path)}`);
@@ -161,7 +172,7 @@ function report(
   if (resumed > 0) print(`Resumed ${resumed} interrupted run${resumed === 1 ? '' : 's'}.`);
   if (needAttention > 0) {
     print(
-      `${needAttention} run${needAttention === 1 ? '' : 's'} could not be loaded and need${needAttention === 1 ? 's' : ''} attention (see ${cliName()} runs).`,
+      `${needAttention} run${needAttention === 1 ? '' : 's'} could not be loaded and need${needAttention === 1 ? 's' : ''} attention (see ${commandHint('runs', url)}).`,
     );
   }
   print('Agents:');
@@ -185,10 +196,10 @@ function report(
       admin.valid === false
         ? `${shown(admin.tokenFile)} holds a token this store does not know`
         : 'its token was shown when it was created';
-    print(`An admin exists (${why}). Make a new token with: ${cliName()} tokens create --name admin`);
+    print(`An admin exists (${why}). Make a new token with: ${commandHint('tokens create --name admin', local)}`);
   }
   print(`Try it from another terminal, ${from}:`);
-  print(`  ${cliName()} run ${config.agents[0]?.name ?? 'AGENT'} "Please refund order A1"`);
+  print(`  ${commandHint(`run ${config.agents[0]?.name ?? 'AGENT'} "Please refund order A1"`, url)}`);
 }
 
 /**

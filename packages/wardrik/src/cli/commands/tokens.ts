@@ -1,10 +1,12 @@
+import type { Agent } from '../../agent.js';
 import { AuthService } from '../../auth/auth-service.js';
 import type { Principal, PrincipalKind, Role } from '../../auth/types.js';
 import { loadConfig } from '../../config/load-config.js';
 import { InvalidInputError } from '../../errors.js';
 import { CliError, EXIT, usageError } from '../cli-error.js';
 import { COMMON_HELP, type Command, commonOptions, flag, type Parsed, stringOption } from '../command.js';
-import { cliName, print, printJson, table, when } from '../output.js';
+import { commandHint, type HintTarget } from '../hint.js';
+import { print, printJson, table, when } from '../output.js';
 
 const ROLES: readonly Role[] = ['admin', 'operator', 'user', 'worker'];
 const KINDS: readonly PrincipalKind[] = ['user', 'service', 'worker'];
@@ -54,12 +56,15 @@ ${COMMON_HELP}`,
       throw usageError(`--${createOnly[0]} goes with create only`, tokens.usage);
     }
     const input = action === 'create' ? createInput(parsed) : undefined;
-    const config = await loadConfig(stringOption(parsed, 'config'));
+    const configOption = stringOption(parsed, 'config');
+    const config = await loadConfig(configOption);
     const store = config.store;
     try {
+      if (input?.agents) checkAgents(input.agents, config.agents);
       await store.migrate();
       const auth = new AuthService(store);
-      if (input) return await create(auth, input, flag(parsed, 'json'));
+      const hints = configOption === undefined ? {} : { config: configOption };
+      if (input) return await create(auth, input, flag(parsed, 'json'), hints);
       if (action === 'list') return await list(auth, flag(parsed, 'json'));
       return await revoke(auth, rest[0] as string, flag(parsed, 'json'));
     } finally {
@@ -97,7 +102,19 @@ function createInput(parsed: Parsed): CreateInput {
   return { name, role: role as Role | undefined, kind: kind as PrincipalKind | undefined, agents };
 }
 
-async function create(auth: AuthService, input: CreateInput, asJson: boolean): Promise<number> {
+/** Refuses agents the config does not define (a token for them could never be used); `*` is every agent. */
+function checkAgents(names: readonly string[], defined: readonly Agent[]): void {
+  const known = defined.map((agent) => agent.name);
+  const unknown = names.filter((name) => name !== '*' && !known.includes(name));
+  if (unknown.length > 0) {
+    throw usageError(
+      `--agents names agents the config does not define: ${unknown.join(', ')} (it defines ${known.join(', ') || 'none'}; '*' means all)`,
+      tokens.usage,
+    );
+  }
+}
+
+async function create(auth: AuthService, input: CreateInput, asJson: boolean, hints: HintTarget): Promise<number> {
   if (!input.role && !(await auth.findPrincipalByName(input.name))) {
     throw usageError(`${input.name} is new; give it a --role (${ROLES.join(', ')})`, tokens.usage);
   }
@@ -115,7 +132,7 @@ async function create(auth: AuthService, input: CreateInput, asJson: boolean): P
   }
   print(`Token for ${describePrincipal(principal)} (shown once; keep it):`);
   print(`  ${issued.token}`);
-  print(`Its id is ${issued.info.id}; revoke it with: ${cliName()} tokens revoke ${issued.info.id}`);
+  print(`Its id is ${issued.info.id}; revoke it with: ${commandHint(`tokens revoke ${issued.info.id}`, hints)}`);
   return EXIT.ok;
 }
 
