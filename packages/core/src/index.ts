@@ -39,6 +39,9 @@ export {
 } from './mcp.js';
 export { addMeasures, type Measures } from './measures.js';
 export { compileSchema, isJsonSchema } from './schema/compile.js';
+export type { NoArguments, ObjectJsonSchema, SchemaArguments } from './schema/infer.js';
+export type { JsonSchemaArguments, JsonSchemaValue } from './schema/infer-json-schema.js';
+export type { ShorthandArguments, ShorthandValue } from './schema/infer-shorthand.js';
 export { shorthandToJsonSchema } from './schema/shorthand.js';
 export { isStandardSchema } from './schema/standard.js';
 export type {

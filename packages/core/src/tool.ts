@@ -1,12 +1,15 @@
-import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { type AnnotationKey, type Annotations, checkAnnotations } from './annotations.js';
 import type { ToolContext } from './context.js';
 import { describeType } from './describe-type.js';
 import { ToolDefinitionError } from './errors.js';
 import { compileSchema } from './schema/compile.js';
+import type { SchemaArguments } from './schema/infer.js';
 import type { CompiledSchema, SchemaInput } from './schema/types.js';
 
-/** Arguments as `run` receives them: checked, with defaults filled in. */
+/**
+ * Arguments as `run` receives them, when nothing more is known of them: checked, with defaults
+ * filled in. A tool built from a schema has its own, inferred (see `SchemaArguments`).
+ */
 export type Arguments = Record<string, unknown>;
 
 /**
@@ -15,8 +18,20 @@ export type Arguments = Record<string, unknown>;
  */
 export type RunResult = unknown;
 
-/** How to build a tool. */
-export interface ToolOptions<Args = Arguments> {
+/**
+ * How to build a tool. `Args` are the arguments `run` receives; `tool` infers them from `schema`.
+ *
+ * @example
+ * ```ts
+ * const options: ToolOptions<{ order_id: string }> = {
+ *   name: 'order_status',
+ *   description: 'Say where an order is.',
+ *   schema: { order_id: { type: 'string', required: true } },
+ *   run: ({ order_id }) => orders.status(order_id),
+ * }
+ * ```
+ */
+export interface ToolOptions<Args = Arguments, Schema extends SchemaInput | undefined = SchemaInput> {
   /** 1–128 characters of `A–Z a–z 0–9 _ - .` (MCP's rule). */
   readonly name: string;
   /** A human-friendly name, shown to people (MCP's `title`). */
@@ -26,12 +41,15 @@ export interface ToolOptions<Args = Arguments> {
   /** Does the work, with checked arguments and the call's context. */
   readonly run: (args: Args, context: ToolContext) => RunResult | Promise<RunResult>;
   /** The arguments: keyword shorthand, JSON Schema or Standard Schema. None means no arguments. */
-  readonly schema?: SchemaInput;
+  readonly schema?: Schema;
   /** Facts about the tool. */
   readonly annotations?: Annotations;
 }
 
-/** A tool an agent may call. Immutable: `annotate` and `putPrivate` return new tools. */
+/**
+ * A tool an agent may call, whose `run` takes `Args`. Immutable: `annotate` and `putPrivate`
+ * return new tools. Any tool is a `Tool<never>`, the type lists of tools take.
+ */
 export interface Tool<Args = Arguments> {
   readonly name: string;
   readonly title?: string;
@@ -55,6 +73,11 @@ export function isValidToolName(name: unknown): name is string {
  * (`name`, `description`, `run`) is missing or anything is malformed. The schema is compiled here,
  * once.
  *
+ * `run`'s arguments are typed from the schema, written as a literal (no `as const` needed): the
+ * shorthand's and a JSON Schema's fields (required or defaulted ones always there, others maybe
+ * missing), a Standard Schema's output type, or no arguments without a schema (see
+ * `SchemaArguments`).
+ *
  * @example
  * ```ts
  * const orderStatus = tool({
@@ -66,11 +89,10 @@ export function isValidToolName(name: unknown): name is string {
  * })
  * ```
  */
-export function tool<S extends StandardSchemaV1>(
-  options: ToolOptions<StandardSchemaV1.InferOutput<S>> & { readonly schema: S },
-): Tool<StandardSchemaV1.InferOutput<S>>;
-export function tool<Args = Arguments>(options: ToolOptions<Args>): Tool<Args>;
-export function tool(options: ToolOptions<Arguments>): Tool<Arguments> {
+export function tool<const Schema extends SchemaInput | undefined = undefined>(
+  options: ToolOptions<SchemaArguments<Schema>, Schema>,
+): Tool<SchemaArguments<Schema>>;
+export function tool(options: ToolOptions<never, SchemaInput | undefined>): Tool<never> {
   if (typeof options !== 'object' || options === null) {
     throw new ToolDefinitionError(`tool: expected an options object, got ${describeType(options)}`);
   }
@@ -104,7 +126,7 @@ export function tool(options: ToolOptions<Arguments>): Tool<Arguments> {
   return freeze({ name, title, description, run, schema, annotations, privates: new Map() });
 }
 
-function freeze(tool: Tool<Arguments> & { title: string | undefined }): Tool<Arguments> {
+function freeze(tool: Tool<never> & { title: string | undefined }): Tool<never> {
   const { title, ...rest } = tool;
   return Object.freeze(title === undefined ? rest : { ...rest, title });
 }

@@ -1,0 +1,43 @@
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import type { JsonSchemaArguments } from './infer-json-schema.js';
+import type { ShorthandArguments } from './infer-shorthand.js';
+import type { Shorthand } from './types.js';
+
+/**
+ * The arguments of a tool without a schema: none. A call with any argument is refused.
+ *
+ * @example
+ * ```ts
+ * const now = tool({ name: 'now', description: 'The time.', run: () => new Date().toISOString() })
+ * // now: Tool<NoArguments>
+ * ```
+ */
+export type NoArguments = Record<string, never>;
+
+/**
+ * A JSON Schema a tool's arguments can have: an object schema (`type: 'object'`), the only kind
+ * `tool` accepts.
+ */
+export type ObjectJsonSchema = { readonly type: 'object'; readonly [keyword: string]: unknown };
+
+/**
+ * The arguments `run` receives for a schema in any of its forms: a Standard Schema (such as Zod 4)
+ * gives its output type; a JSON Schema object, `JsonSchemaArguments`; the keyword shorthand,
+ * `ShorthandArguments`; no schema, `NoArguments`. A schema whose type is not known in detail
+ * (say, one read from a file) gives `Record<string, unknown>`.
+ *
+ * @example
+ * ```ts
+ * const schema = { order_id: { type: 'string', required: true } } as const
+ * type Args = SchemaArguments<typeof schema> // { order_id: string }
+ * ```
+ */
+export type SchemaArguments<Schema> = [Schema] extends [undefined]
+  ? NoArguments
+  : Schema extends StandardSchemaV1
+    ? StandardSchemaV1.InferOutput<Schema>
+    : Schema extends ObjectJsonSchema
+      ? JsonSchemaArguments<Schema>
+      : Schema extends Shorthand
+        ? ShorthandArguments<Schema>
+        : Record<string, unknown>;
