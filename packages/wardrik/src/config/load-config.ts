@@ -1,5 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
-import { dirname, extname, join, resolve } from 'node:path';
+import { register } from 'node:module';
+import { basename, dirname, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Agent } from '../agent.js';
 import type { WardrikOptions } from '../runtime/wardrik.js';
@@ -8,9 +9,13 @@ import { sqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { Store } from '../store/store.js';
 import { checkConfig, type WardrikConfig } from './config.js';
 import { ConfigError } from './config-error.js';
+import type { ConfigModuleHooksData } from './config-module-hooks.js';
 
-/** The names `loadConfig` looks for, in this order, when it is given no path. */
-export const CONFIG_FILE_NAMES = ['wardrik.config.ts', 'wardrik.config.mts', 'wardrik.config.js', 'wardrik.config.mjs'];
+/** The extensions a config file may have: TypeScript (loaded with tsx) or JavaScript. */
+export const CONFIG_EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'];
+
+/** The names `loadConfig` looks for when it is given no path (a directory may hold only one). */
+export const CONFIG_FILE_NAMES = CONFIG_EXTENSIONS.map((extension) => `wardrik.config${extension}`);
 
 /** Where local state lives, next to the config file: the default SQLite file and the admin token. */
 export const STATE_DIRECTORY = '.wardrik';
@@ -39,14 +44,18 @@ export interface LoadedConfig {
 }
 
 /**
- * Finds and loads a config file: `path` if given (relative to `cwd`), else the first of
- * `wardrik.config.ts`, `.mts`, `.js`, `.mjs` in `cwd`. TypeScript files are loaded with tsx.
+ * Finds and loads a config file: `path` if given (relative to `cwd`), else the one
+ * `wardrik.config.ts`, `.mts`, `.cts`, `.js`, `.mjs` or `.cjs` in `cwd`. TypeScript files are
+ * compiled with tsx. A `.ts` config is an ES module whatever package.json's `type` says (so it
+ * works in CommonJS apps too); `.mts`/`.mjs` are ES modules, `.cts`/`.cjs` CommonJS, and `.js`
+ * follows package.json's `type` as Node says. The config shares this process's 'wardrik' and
+ * '@wardrik/core' (one module instance of each).
  * Fills in the defaults: a SQLite file at `<config dir>/.wardrik/wardrik.db`, 127.0.0.1, port 4000.
  * Throws `ConfigError` naming the file and the problem.
  *
  * @example
  * ```ts
- * const config = await loadConfig() // ./wardrik.config.ts, or .mts, .js, .mjs
+ * const config = await loadConfig() // ./wardrik.config.ts (or .mts, .cts, .js, .mjs, .cjs)
  * const wardrik = await createWardrik({ store: config.store, agents: config.agents })
  * ```
  */
@@ -96,7 +105,8 @@ function serverLimits(config: WardrikConfig): ServerLimits {
 }
 
 /**
- * The config file `loadConfig` would load, absolute. Throws `ConfigError` if there is none.
+ * The config file `loadConfig` would load, absolute. Throws `ConfigError` if there is none, or if
+ * `cwd` holds more than one (which one counts would be a guess).
  *
  * @example
  * ```ts
@@ -108,30 +118,53 @@ export function findConfigFile(path: string | undefined, cwd: string = process.c
     const file = resolve(cwd, path);
     if (!existsSync(file)) throw new ConfigError(`config file ${file} not found`);
     if (!statSync(file).isFile()) throw new ConfigError(`config file ${file} is not a file`);
-    if (!['.ts', '.mts', '.js', '.mjs'].includes(extname(file))) {
-      throw new ConfigError(`config file ${file}: expected a .ts, .mts, .js or .mjs file`);
+    if (!CONFIG_EXTENSIONS.includes(extname(file))) {
+      throw new ConfigError(`config file ${file}: expected a ${CONFIG_EXTENSIONS.join(', ')} file`);
     }
     return file;
   }
-  for (const name of CONFIG_FILE_NAMES) {
-    const file = resolve(cwd, name);
-    if (existsSync(file)) return file;
+  const found = existingConfigFiles(cwd);
+  if (found.length > 1) {
+    throw new ConfigError(
+      `${found.length} config files in ${resolve(cwd)}: ${found.map((file) => basename(file)).join(', ')}; ` +
+        'keep one, or name one with --config',
+    );
   }
+  const [file] = found;
+  if (file !== undefined) return file;
   throw new ConfigError(
     `no config file in ${resolve(cwd)}: looked for ${CONFIG_FILE_NAMES.join(', ')}. ` +
       'Write one with `wardrik init`, or name one with --config',
   );
 }
 
-let typeScript: Promise<unknown> | undefined;
+/**
+ * The config files in `directory` (absolute paths, in `CONFIG_FILE_NAMES` order).
+ *
+ * @example
+ * ```ts
+ * existingConfigFiles('/app') // ['/app/wardrik.config.ts']
+ * ```
+ */
+export function existingConfigFiles(directory: string): string[] {
+  return CONFIG_FILE_NAMES.map((name) => resolve(directory, name)).filter((file) => existsSync(file));
+}
+
+let typeScript: Promise<void> | undefined;
 
 /**
- * Lets this process import TypeScript (tsx's loader, registered once). Registered for the whole
- * process rather than with `tsImport`, whose namespace would load a second copy of every module
- * the config imports ('wardrik' included) beside the one already running.
+ * Lets this process import TypeScript, once: tsx's loader, for the whole process rather than with
+ * `tsImport` (whose namespace would load a second copy of every module the config imports,
+ * 'wardrik' included, beside the one already running), and our hooks that make a `.ts` config an
+ * ES module (see config-module-hooks.ts). Ours are registered last, so they have the last word.
  */
-function registerTypeScript(): Promise<unknown> {
-  typeScript ??= import('tsx/esm/api').then(({ register }) => register());
+function registerTypeScript(): Promise<void> {
+  typeScript ??= import('tsx/esm/api').then(({ register: registerTsx }) => {
+    registerTsx();
+    register<ConfigModuleHooksData>('./config-module-hooks.js', import.meta.url, {
+      data: { importer: import.meta.url },
+    });
+  });
   return typeScript;
 }
 
@@ -139,14 +172,16 @@ async function importDefault(file: string): Promise<unknown> {
   const url = pathToFileURL(file).href;
   let module: Record<string, unknown>;
   try {
-    if (file.endsWith('.ts') || file.endsWith('.mts')) await registerTypeScript();
+    if (['.ts', '.mts', '.cts'].includes(extname(file))) await registerTypeScript();
     module = (await import(url)) as Record<string, unknown>;
   } catch (cause) {
     if (ConfigError.isInstance(cause)) throw new ConfigError(`config file ${file}: ${cause.message}`, { cause });
-    throw new ConfigError(`config file ${file} failed to load: ${messageOf(cause)}`, { cause });
+    throw new ConfigError(`config file ${file} failed to load: ${messageOf(cause)}${formatHint(file, cause)}`, {
+      cause,
+    });
   }
   let value = module['default'];
-  // A TypeScript file compiled as CommonJS puts its default export one level down.
+  // A CommonJS config (or TypeScript compiled as CommonJS) puts its default export one level down.
   if (isModuleWrapper(value)) value = value['default'];
   if (value === undefined) {
     throw new ConfigError(
@@ -154,6 +189,27 @@ async function importDefault(file: string): Promise<unknown> {
     );
   }
   return value;
+}
+
+/** What to do when a config failed because of its module format (ES module or CommonJS). */
+function formatHint(file: string, cause: unknown): string {
+  const message = messageOf(cause);
+  const code = typeof cause === 'object' && cause !== null ? (cause as { code?: unknown }).code : undefined;
+  const extension = extname(file);
+  if (code === 'ERR_REQUIRE_ESM') {
+    return `. A CommonJS config (${extension}) can require() 'wardrik', an ES module, only on Node.js 20.19+ or 22.12+; or name it wardrik.config.ts`;
+  }
+  if (/\b(require|module|exports|__dirname|__filename) is not defined in ES module scope/.test(message)) {
+    const asModule =
+      extension === '.ts'
+        ? 'a .ts config is an ES module, whatever package.json says'
+        : `this ${extension} file is an ES module`;
+    return `. ${asModule}: use import and import.meta.dirname, or write CommonJS in a wardrik.config.cts (or .cjs)`;
+  }
+  if (/Cannot use import statement outside a module|Unexpected token 'export'/.test(message)) {
+    return `. This ${extension} file is CommonJS (package.json's "type" is not "module"): name it wardrik.config.ts or .mjs to write import/export`;
+  }
+  return '';
 }
 
 function isModuleWrapper(value: unknown): value is Record<string, unknown> {

@@ -1,0 +1,70 @@
+/**
+ * Module hooks that `loadConfig` registers (with `node:module`'s `register`, after tsx's) before it
+ * imports a TypeScript config. tsx still compiles the TypeScript; these hooks only decide how the
+ * config is run, so that it works in any app and shares the CLI's 'wardrik' and '@wardrik/core':
+ *
+ * - A `.ts` config, and the `.ts` files it imports from its own folders, are ES modules whatever
+ *   the nearest package.json's `type` says. In a CommonJS app (`npm init` writes
+ *   `"type": "commonjs"`) or one with no `type`, they would be CommonJS, and importing them fails
+ *   ("Cannot require() ES Module … in a cycle").
+ * - A `.cts` config is CommonJS, run with Node's own `require` (tsx's compiled code, in a module
+ *   wrapper): inside an imported module, Node's stand-in `require` cannot load ES modules, and
+ *   'wardrik' is one (Node 20.19+ and 22.12+ `require()` it, as the same module instance).
+ *
+ * Why not tsx's `tsImport`: it loads the config in a namespace of its own, and with it a second
+ * copy of every package the config imports ('wardrik' included) beside the copies the CLI runs.
+ */
+import type { InitializeHook, LoadHook, ResolveHook } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+/** What `loadConfig` passes when it registers these hooks. */
+export interface ConfigModuleHooksData {
+  /** The URL of the module that imports config files (load-config.js). */
+  readonly importer: string;
+}
+
+let importer: string | undefined;
+/** The `.ts` files made ES modules: the config and the local TypeScript it imports. */
+const modules = new Set<string>();
+/** The `.cts` configs to run with Node's own `require`. */
+const commonJs = new Set<string>();
+
+export const initialize: InitializeHook<ConfigModuleHooksData> = (data) => {
+  importer = data.importer;
+};
+
+export const resolve: ResolveHook = async (specifier, context, nextResolve) => {
+  const resolved = await nextResolve(specifier, context);
+  const parent = context.parentURL;
+  if (parent === undefined || !resolved.url.startsWith('file:')) return resolved;
+  const path = new URL(resolved.url).pathname;
+  if ((parent === importer || modules.has(parent)) && path.endsWith('.ts') && !path.includes('/node_modules/')) {
+    modules.add(resolved.url);
+    return { ...resolved, format: 'module' };
+  }
+  if (parent === importer && path.endsWith('.cts')) commonJs.add(resolved.url);
+  return resolved;
+};
+
+export const load: LoadHook = async (url, context, nextLoad) => {
+  const loaded = await nextLoad(url, context);
+  if (!commonJs.has(url) || loaded.format !== 'commonjs' || loaded.source == null) return loaded;
+  return { format: 'module', source: commonJsModule(url, String(loaded.source)), shortCircuit: true };
+};
+
+/**
+ * An ES module that runs CommonJS `code` (from the file at `url`) with Node's own `require` and
+ * exports its `module.exports` as the default. The wrapper stays on the code's first line, so line
+ * numbers in errors stay right.
+ */
+function commonJsModule(url: string, code: string): string {
+  const file = JSON.stringify(fileURLToPath(url));
+  return (
+    "import { createRequire } from 'node:module'; import { dirname } from 'node:path'; " +
+    `const __filename = ${file}; const module = { exports: {} }; ` +
+    '(function (exports, require, module, __filename, __dirname) {' +
+    code +
+    '\n}).call(module.exports, module.exports, createRequire(__filename), module, __filename, dirname(__filename));' +
+    'export default module.exports;\n'
+  );
+}
