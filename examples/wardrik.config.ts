@@ -26,7 +26,7 @@ const refund = tool({
   description: 'Refund an order.',
   schema: { order_id: { type: 'string', required: true }, amount: { type: 'number', required: true } },
   run: ({ order_id, amount }, context) => {
-    if ((amount as number) > 100 && !context.approval) {
+    if (amount > 100 && !context.approval) {
       return park(`refund of ${amount} for order ${order_id} needs a manager`);
     }
     return { refunded: amount, order_id, reference: context.idempotencyKey };
