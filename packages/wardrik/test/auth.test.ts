@@ -40,6 +40,7 @@ describe('can: the permission matrix', () => {
     'run.cancel',
     'park.read',
     'park.answer',
+    'labels.release',
     'tokens.manage',
     'agent.serve',
     'workers.list',
@@ -51,6 +52,7 @@ describe('can: the permission matrix', () => {
     'run.cancel': 'cancel runs',
     'park.read': 'read parks',
     'park.answer': 'answer parks',
+    'labels.release': 'release labels',
     'tokens.manage': 'manage tokens',
     'agent.serve': 'serve agents',
     'workers.list': 'list workers',
@@ -74,6 +76,7 @@ describe('can: the permission matrix', () => {
       'run.cancel': 'YYYY',
       'park.read': 'YYYY',
       'park.answer': 'YYYY',
+      'labels.release': 'YYYY',
       'tokens.manage': 'YYYY',
       'agent.serve': 'YYYY',
       'workers.list': 'YYYY',
@@ -85,6 +88,7 @@ describe('can: the permission matrix', () => {
       'run.cancel': 'YYSS',
       'park.read': 'YYSS',
       'park.answer': 'YYSS',
+      'labels.release': 'YYSS',
       'tokens.manage': 'RRRR',
       'agent.serve': 'RRRR',
       'workers.list': 'YYYY',
@@ -96,6 +100,7 @@ describe('can: the permission matrix', () => {
       'run.cancel': 'YOSO',
       'park.read': 'YOSO',
       'park.answer': 'RRRR',
+      'labels.release': 'RRRR',
       'tokens.manage': 'RRRR',
       'agent.serve': 'RRRR',
       'workers.list': 'RRRR',
@@ -107,6 +112,7 @@ describe('can: the permission matrix', () => {
       'run.cancel': 'RRRR',
       'park.read': 'RRRR',
       'park.answer': 'RRRR',
+      'labels.release': 'RRRR',
       'tokens.manage': 'RRRR',
       'agent.serve': 'YYSS',
       'workers.list': 'RRRR',
@@ -125,7 +131,7 @@ describe('can: the permission matrix', () => {
   );
 
   it('covers every role and action, four cells each', () => {
-    expect(cells).toHaveLength(4 * 9 * 4);
+    expect(cells).toHaveLength(4 * 10 * 4);
     expect(cells.every((cell) => cell.code !== undefined)).toBe(true);
   });
 
