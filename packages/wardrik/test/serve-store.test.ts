@@ -6,17 +6,13 @@
  * - crash-only: a store that fails (here, a file size limit: writes fail as on a full disk) stops
  *   the server, which exits non-zero; a restart recovers every run with no call run twice.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-
-const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
-const cliPath = join(repoRoot, 'packages/wardrik/dist/cli/main.js');
-const tmpRoot = fileURLToPath(new URL('./.tmp/', import.meta.url));
+import { buildCli, cliPath, tmpRoot } from './cli-process.js';
 
 /**
  * The agent: `send_email` (not repeatable) logs each execution's idempotency key and, while the file
@@ -51,14 +47,7 @@ const IGNORE_SIGXFSZ = `process.on('SIGXFSZ', () => {});\n`;
 let directory: string;
 const children: ChildProcess[] = [];
 
-beforeAll(() => {
-  execFileSync(
-    process.execPath,
-    [join(repoRoot, 'node_modules/typescript/bin/tsc'), '-b', 'packages/core', 'packages/wardrik'],
-    { cwd: repoRoot, stdio: 'inherit' },
-  );
-  mkdirSync(tmpRoot, { recursive: true });
-}, 120_000);
+beforeAll(buildCli, 120_000);
 
 afterEach(async () => {
   for (const child of children.splice(0)) {
