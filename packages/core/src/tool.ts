@@ -19,16 +19,17 @@ export type Arguments = Record<string, unknown>;
 export type RunResult = unknown;
 
 /**
- * How to build a tool. `Args` are the arguments `run` receives; `tool` infers them from `schema`.
+ * How to build a tool: what `tool` takes. `Args` are the arguments `run` receives, which `tool`
+ * infers from `schema` (see `SchemaArguments`).
  *
  * @example
  * ```ts
- * const options: ToolOptions<{ order_id: string }> = {
+ * tool({
  *   name: 'order_status',
  *   description: 'Say where an order is.',
  *   schema: { order_id: { type: 'string', required: true } },
- *   run: ({ order_id }) => orders.status(order_id),
- * }
+ *   run: ({ order_id }) => orders.status(order_id), // order_id: string
+ * })
  * ```
  */
 export interface ToolOptions<Args = Arguments, Schema extends SchemaInput | undefined = SchemaInput> {

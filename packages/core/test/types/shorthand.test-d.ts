@@ -1,6 +1,6 @@
 // Type tests: compiled by tool-types.test.ts, which fails on any error (an unused
 // `@ts-expect-error` included). Not run.
-import { type Shorthand, type ShorthandArguments, type Tool, tool } from '@wardrik/core';
+import { type Shorthand, type ShorthandArguments, type Tool, type Tools, tool } from '@wardrik/core';
 import { expectTypeOf } from 'vitest';
 
 type ArgumentsOf<T> = T extends Tool<infer Args> ? Args : never;
@@ -22,6 +22,14 @@ expectTypeOf<ArgumentsOf<typeof orderStatus>>().toEqualTypeOf<{ order_id: string
 
 // @ts-expect-error the arguments have no other field (shorthand refuses unknown fields)
 tool({ ...base, schema: { order_id: { type: 'string', required: true } }, run: ({ other }) => other });
+
+// run may not claim arguments other than those the schema gives.
+tool({
+  ...base,
+  schema: { order_id: { type: 'string', required: true } },
+  // @ts-expect-error order_id is a string, not a number
+  run: (args: { order_id: number }) => args.order_id,
+});
 
 // Optional fields may be missing; `required: false` is optional too.
 const optional = tool({
@@ -143,3 +151,11 @@ expectTypeOf<ArgumentsOf<typeof fromLoaded>>().toEqualTypeOf<{ [field: string]: 
 // Every tool fits where lists of tools are taken.
 const tools: Tool<never>[] = [orderStatus, optional, defaulted, nested, noArguments, fromLoaded];
 expectTypeOf(tools).toEqualTypeOf<Tool<never>[]>();
+const forCall: Tools[] = [
+  [orderStatus, nested],
+  new Map<string, Tool<never>>([
+    ['order_status', orderStatus],
+    ['example', nested],
+  ]),
+];
+expectTypeOf(forCall).toEqualTypeOf<Tools[]>();
