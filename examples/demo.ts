@@ -1,7 +1,7 @@
 // The offline demo: the seed's tools, an agent on a scripted model, a durable run on SQLite that
 // parks for a person, is answered, and finishes. Run: npm run demo
 import { error, OUTSIDE, ok, park, tool } from '@wardrik/core';
-import { createWardrik, defineAgent, type RunEvent, sqliteStore } from 'wardrik';
+import { createWardrik, defineAgent, isJournaled, type RunEvent, sqliteStore } from 'wardrik';
 import { lastToolResults, ScriptedModel } from 'wardrik/testing';
 
 const orders: Record<string, { status: string; total: number }> = {
@@ -15,7 +15,7 @@ const orderStatus = tool({
   description: 'Say where an order is.',
   schema: { order_id: { type: 'string', required: true, doc: 'The order id, e.g. A1' } },
   annotations: { readOnly: true },
-  run: ({ order_id }) => orders[order_id as string] ?? error(`no order ${order_id}`),
+  run: ({ order_id }) => orders[order_id] ?? error(`no order ${order_id}`),
 });
 
 // The seed's paid `Enrich` lookup: it reports what it cost.
@@ -45,8 +45,7 @@ const refund = tool({
   description: 'Refund an order.',
   schema: { order_id: { type: 'string', required: true }, amount: { type: 'number', required: true } },
   run: ({ order_id, amount }, context) => {
-    if ((amount as number) > 100 && !context.approval)
-      return park(`refund of ${amount} for ${order_id} needs a manager`);
+    if (amount > 100 && !context.approval) return park(`refund of ${amount} for ${order_id} needs a manager`);
     return { refunded: amount, order_id, idempotencyKey: context.idempotencyKey };
   },
 });
@@ -82,7 +81,7 @@ const support = defineAgent({
 });
 
 function show(event: RunEvent): void {
-  if (event.type === 'text-delta') return;
+  if (!isJournaled(event)) return; // streamed text, progress and model retries are live only
   const record = event.record;
   const line = (() => {
     switch (record.type) {

@@ -75,7 +75,13 @@ export {
   usdFor,
 } from './model/prices.js';
 export type { RetryPolicy } from './runtime/backoff.js';
-export type { RunEvent, RunEventListener } from './runtime/events.js';
+export {
+  isJournaled,
+  type JournaledEvent,
+  type LiveEvent,
+  type RunEvent,
+  type RunEventListener,
+} from './runtime/events.js';
 export {
   type CallFacts,
   callFacts,
