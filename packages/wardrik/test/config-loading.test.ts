@@ -10,13 +10,14 @@
  * process imports 'wardrik' there, calls loadConfig and reports what the config saw; the CLI runs
  * `init` and `tokens list` there.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_CONFIG } from '../src/cli/example-config.js';
+import { buildCli } from './cli-process.js';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 const cliPath = join(repoRoot, 'packages/wardrik/dist/cli/main.js');
@@ -166,15 +167,11 @@ function configFiles(type: AppType): Array<[file: string, text: string, format: 
   ];
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   // The apps use the built dist, as an installed copy would; `npm test` builds first, this makes sure it is current.
-  execFileSync(
-    process.execPath,
-    [join(repoRoot, 'node_modules/typescript/bin/tsc'), '-b', 'packages/core', 'packages/wardrik'],
-    { cwd: repoRoot, stdio: 'inherit' },
-  );
+  await buildCli();
   root = mkdtempSync(join(tmpdir(), 'wardrik-config-loading-'));
-}, 120_000);
+}, 300_000);
 
 afterAll(() => {
   if (root) rmSync(root, { recursive: true, force: true });
