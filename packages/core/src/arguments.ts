@@ -7,7 +7,8 @@ export const MAX_JSON_DEPTH = 64;
 
 /**
  * Whether `value` nests objects and arrays deeper than `maxDepth` levels (a scalar is depth 0,
- * `{}` and `[]` depth 1). Walks iteratively, so it never overflows the stack itself.
+ * `{}` and `[]` depth 1). It recurses at most `maxDepth` levels, so however deep the value, it
+ * never overflows the stack itself; and it allocates nothing (it runs on every call's arguments).
  *
  * @example
  * ```ts
@@ -15,13 +16,14 @@ export const MAX_JSON_DEPTH = 64;
  * ```
  */
 export function exceedsDepth(value: unknown, maxDepth: number = MAX_JSON_DEPTH): boolean {
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length > 0) {
-    const [current, depth] = stack.pop() as [unknown, number];
-    if (typeof current !== 'object' || current === null) continue;
-    if (depth + 1 > maxDepth) return true;
-    const children = Array.isArray(current) ? current : Object.values(current);
-    for (const child of children) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+  if (typeof value !== 'object' || value === null) return false;
+  if (maxDepth <= 0) return true;
+  if (Array.isArray(value)) {
+    for (const item of value) if (exceedsDepth(item, maxDepth - 1)) return true;
+    return false;
+  }
+  for (const key in value) {
+    if (Object.hasOwn(value, key) && exceedsDepth((value as Record<string, unknown>)[key], maxDepth - 1)) return true;
   }
   return false;
 }
