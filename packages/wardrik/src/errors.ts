@@ -37,6 +37,12 @@ export class TokenNotFoundError extends family('token_not_found') {}
 /** The store failed or is misconfigured. */
 export class StoreError extends family('store') {}
 /**
+ * A write refused because its lease is not the run's lease any more: another node took the run
+ * over (this one was paused, partitioned, or its lease expired). The writer must stop driving the
+ * run; nothing is wrong with the store.
+ */
+export class LeaseLostError extends family('lease_lost') {}
+/**
  * A run whose journal this Wardrik can't load (a record of a newer format, a corrupt record). It is
  * left as it is on disk, marked with the reason (`RunRow.attention`); it can still be cancelled.
  */

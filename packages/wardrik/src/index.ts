@@ -16,6 +16,7 @@ export {
   AgentNotFoundError,
   InvalidInputError,
   InvalidParkAnswerError,
+  LeaseLostError,
   ModelError,
   ParkAlreadyAnsweredError,
   ParkNotFoundError,
@@ -106,12 +107,19 @@ export { attachWorkerEndpoint, WORKER_PATH } from './server/worker-endpoint.js';
 export { SqliteStore, sqliteStore } from './store/sqlite/sqlite-store.js';
 export type {
   Allowance,
+  AuthStore,
+  Lease,
+  LeaseTerms,
   ParkAnswerWrite,
   ParkFilter,
   ParkRow,
+  PendingAnswer,
   RunFilter,
+  RunRequests,
   RunRow,
+  RunSignal,
   RunStatus,
+  RunStore,
   RunWrite,
   Store,
 } from './store/store.js';

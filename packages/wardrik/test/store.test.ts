@@ -12,10 +12,10 @@ import {
   StoreError,
 } from '../src/errors.js';
 import type { Park, StoredRecord } from '../src/journal/records.js';
-import { memoryStore } from '../src/store/memory-store.js';
 import { migrateSqlite, SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION } from '../src/store/sqlite/migrations.js';
 import { type SqliteStoreOptions, sqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import type { ParkAnswerWrite, RunRow, RunStatus, Store } from '../src/store/store.js';
+import { storeFactories } from './store-factories.js';
 
 const root = mkdtempSync(join(tmpdir(), 'wardrik-store-'));
 let fileCount = 0;
@@ -107,15 +107,10 @@ function answerOf(runId: string, parkId: string, seq = 2, at = Date.UTC(2025, 0,
   };
 }
 
-const factories: { name: string; open: () => Store }[] = [
-  { name: 'SqliteStore', open: () => sqliteStore(newPath()) },
-  { name: 'MemoryStore', open: () => memoryStore() },
-];
-
-describe.each(factories)('$name: shared behaviour', ({ open }) => {
+describe.each(storeFactories)('$name: shared behaviour', ({ open }) => {
   let store: Store;
   beforeEach(async () => {
-    store = open();
+    store = await open();
     await store.migrate();
   });
   afterEach(async () => {
@@ -325,10 +320,10 @@ function token(id: string, principalId: string, overrides: Partial<TokenInfo> = 
   return { id, principalId, createdAt: 2_000, hash: `hash-${id}`, ...overrides };
 }
 
-describe.each(factories)('$name: principals and tokens', ({ open }) => {
+describe.each(storeFactories)('$name: principals and tokens', ({ open }) => {
   let store: Store;
   beforeEach(async () => {
-    store = open();
+    store = await open();
     await store.migrate();
   });
   afterEach(async () => {
@@ -486,6 +481,7 @@ describe('SqliteStore', () => {
       { version: 1, name: 'runs, journal and parks', applied_at: expect.any(Number) },
       { version: 2, name: 'principals and tokens', applied_at: expect.any(Number) },
       { version: 3, name: 'standing decisions', applied_at: expect.any(Number) },
+      { version: 4, name: 'requests for the node that holds a run', applied_at: expect.any(Number) },
     ]);
     expect(SQLITE_SCHEMA_VERSION).toBe(SQLITE_MIGRATIONS.length);
     expect(migrateSqlite(database)).toEqual([]);
@@ -502,26 +498,29 @@ describe('SqliteStore', () => {
       'parks',
       'parks_run',
       'parks_status_created',
+      'parks_unrecorded',
       'principals',
+      'run_cancels',
       'runs',
       'runs_status',
       'tokens',
       'tokens_principal',
     ]);
-    expect(database.prepare('SELECT count(*) AS count FROM migrations').get()).toEqual({ count: 3 });
+    expect(database.prepare('SELECT count(*) AS count FROM migrations').get()).toEqual({ count: 4 });
   });
 
   it('applies each migration in a transaction with its record: a failing step leaves no trace', () => {
     const database = new Database(':memory:');
     opened.push(database);
-    const broken = [...SQLITE_MIGRATIONS, { version: 4, name: 'broken', sql: 'CREATE TABLE extra (x); SELEC 1;' }];
+    const broken = [...SQLITE_MIGRATIONS, { version: 5, name: 'broken', sql: 'CREATE TABLE extra (x); SELEC 1;' }];
     expect(() => migrateSqlite(database, broken)).toThrow(
-      /migrating :memory: failed at version 4 \(broken\): near "SELEC"/,
+      /migrating :memory: failed at version 5 \(broken\): near "SELEC"/,
     );
     expect(database.prepare('SELECT version FROM migrations').all()).toEqual([
       { version: 1 },
       { version: 2 },
       { version: 3 },
+      { version: 4 },
     ]);
     expect(database.prepare("SELECT name FROM sqlite_schema WHERE name = 'extra'").all()).toEqual([]);
   });
@@ -761,6 +760,7 @@ describe('SqliteStore', () => {
       { version: 1 },
       { version: 2 },
       { version: 3 },
+      { version: 4 },
     ]);
   });
 });

@@ -1,7 +1,7 @@
 import type { Label, Measures } from '@wardrik/core';
 import { InvalidInputError, ParkAlreadyAnsweredError, RunNeedsAttentionError, StoreError } from '../errors.js';
 import type { JournalRecord, Park, ParkDecision, StoredRecord } from '../journal/records.js';
-import type { ParkRow, RunRow, RunStatus, RunWrite } from './store.js';
+import type { Lease, ParkRow, RunRow, RunStatus, RunWrite } from './store.js';
 
 /*
  * The column format every store keeps (SQLite tables, the in-memory maps): what a `RunWrite`
@@ -68,6 +68,9 @@ export interface SerializedWrite {
   readonly run: RunColumns | undefined;
   readonly parks: readonly NewParkColumns[];
   readonly closeParks: readonly string[];
+  readonly lease: Lease | undefined;
+  readonly recordedAnswers: readonly string[];
+  readonly cancelTaken: boolean;
 }
 
 function toJson(value: unknown, what: string): string {
@@ -100,12 +103,18 @@ export function serializeWrite(write: RunWrite): SerializedWrite {
     if (park.runId !== runId) throw new StoreError(`park ${park.id} belongs to run ${park.runId}, not to run ${runId}`);
     return { id: park.id, kind: park.kind, created_at: park.createdAt, park: toJson(park, `park ${park.id}`) };
   });
+  if (write.lease !== undefined && write.lease.runId !== runId) {
+    throw new StoreError(`the lease of run ${write.lease.runId} was named by a write of run ${runId}`);
+  }
   return {
     runId,
     records,
     run: write.run === undefined ? undefined : runColumns(write.run, runId),
     parks,
     closeParks: write.closeParks ?? [],
+    lease: write.lease,
+    recordedAnswers: write.recordedAnswers ?? [],
+    cancelTaken: write.cancelTaken === true,
   };
 }
 

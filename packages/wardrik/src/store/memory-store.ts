@@ -1,5 +1,12 @@
 import type { Principal, TokenInfo } from '../auth/types.js';
-import { InvalidInputError, ParkNotFoundError, PrincipalNotFoundError, StoreError } from '../errors.js';
+import {
+  InvalidInputError,
+  ParkNotFoundError,
+  PrincipalNotFoundError,
+  RunNotFoundError,
+  StaleParkAnswerError,
+  StoreError,
+} from '../errors.js';
 import type { StoredRecord } from '../journal/records.js';
 import {
   checkLimit,
@@ -22,7 +29,22 @@ import {
   tokenColumns,
   tokenInfoFrom,
 } from './principal-columns.js';
-import type { Allowance, ParkAnswerWrite, ParkFilter, ParkRow, RunFilter, RunRow, RunWrite, Store } from './store.js';
+import { ProcessLeases } from './process-leases.js';
+import type {
+  Allowance,
+  Lease,
+  LeaseTerms,
+  ParkAnswerWrite,
+  ParkFilter,
+  ParkRow,
+  PendingAnswer,
+  RunFilter,
+  RunRequests,
+  RunRow,
+  RunSignal,
+  RunWrite,
+  Store,
+} from './store.js';
 
 /** The index of the first entry (entries sorted by seq) whose seq is above `seq`, or at least `seq` if `inclusive`. */
 function firstFrom(entries: readonly RecordColumns[], seq: number, inclusive: boolean): number {
@@ -73,6 +95,18 @@ export class MemoryStore implements Store {
   private failure: StoreError | undefined;
   private readonly failureListeners = new Set<(error: StoreError) => void>();
   private closed = false;
+  private readonly leases: ProcessLeases;
+  /** Answers sent while another node held the run, by run, waiting for its holder to journal them. */
+  private readonly pendingAnswers = new Map<string, PendingAnswer[]>();
+  private readonly pendingCancels = new Map<string, { reason: string; at: number }>();
+
+  /**
+   * @param options.now the clock leases are judged by (ms). Several runtimes (nodes) may share one
+   *   memory store: it keeps leases, requests and signals as a store shared by many nodes does.
+   */
+  constructor(options: { now?: () => number } = {}) {
+    this.leases = new ProcessLeases(options.now);
+  }
 
   onFailure(listener: (error: StoreError) => void): () => void {
     this.failureListeners.add(listener);
@@ -107,6 +141,7 @@ export class MemoryStore implements Store {
   async write(write: RunWrite, _options: { durable: boolean }): Promise<void> {
     this.checkUsable();
     const serialized = serializeWrite(write);
+    if (serialized.lease) this.leases.check(serialized.lease);
     const conflict = this.findConflict(serialized);
     if (conflict !== undefined) {
       const failure = new StoreError(`writing to the memory store failed, so the write is lost: ${conflict}`);
@@ -125,6 +160,7 @@ export class MemoryStore implements Store {
     if (park.run_id !== write.runId) {
       throw new StoreError(`park ${answer.parkId} belongs to run ${park.run_id}, not to run ${write.runId}`);
     }
+    if (write.lease) this.leases.check(write.lease);
     const conflict = this.findConflict(write);
     if (conflict !== undefined) throw new StoreError(`answering park ${answer.parkId} failed: ${conflict}`);
     this.parks.set(park.id, {
@@ -135,6 +171,82 @@ export class MemoryStore implements Store {
       answered_at: answer.at,
     });
     this.apply(write);
+  }
+
+  async claimRun(runId: string, terms: LeaseTerms): Promise<Lease | undefined> {
+    this.checkUsable();
+    return this.leases.claim(runId, terms);
+  }
+
+  async claimRuns(terms: LeaseTerms, limit: number): Promise<Lease[]> {
+    this.checkUsable();
+    const claimed: Lease[] = [];
+    for (const row of this.runs.values()) {
+      if (claimed.length >= limit) break;
+      if (!this.needsDriving(row) || !this.leases.isFree(row.id)) continue;
+      const lease = this.leases.claim(row.id, terms);
+      if (lease) claimed.push(lease);
+    }
+    return claimed;
+  }
+
+  async renewLeases(terms: LeaseTerms): Promise<ReadonlySet<string>> {
+    this.checkUsable();
+    return this.leases.renew(terms);
+  }
+
+  async releaseLease(lease: Lease): Promise<void> {
+    this.checkUsable();
+    if (!this.leases.release(lease)) return;
+    const row = this.runs.get(lease.runId);
+    if (row && this.needsDriving(row)) this.leases.signal({ type: 'claimable', runId: lease.runId });
+  }
+
+  async requestAnswer(answer: PendingAnswer & { readonly callHash: string }): Promise<void> {
+    this.checkUsable();
+    const park = this.parks.get(answer.parkId);
+    if (park === undefined) throw new ParkNotFoundError(`no park has the id ${answer.parkId}`);
+    if (park.status !== 'open') throw parkNotOpenError(answer.parkId, park);
+    if (parkRowFrom(park).callHash !== answer.callHash) {
+      throw new StaleParkAnswerError(
+        `park ${answer.parkId} now holds another call than the one answered; look at it again`,
+      );
+    }
+    this.parks.set(park.id, {
+      ...park,
+      status: 'answered',
+      decision: JSON.stringify(answer.decision),
+      answered_by: answer.by,
+      answered_at: answer.at,
+    });
+    const { callHash: _callHash, ...pending } = answer;
+    const list = this.pendingAnswers.get(park.run_id) ?? [];
+    list.push(JSON.parse(JSON.stringify(pending)) as PendingAnswer);
+    this.pendingAnswers.set(park.run_id, list);
+    this.leases.signal({ type: 'requested', runId: park.run_id });
+  }
+
+  async requestCancel(runId: string, reason: string, at: number): Promise<void> {
+    this.checkUsable();
+    if (!this.runs.has(runId)) throw new RunNotFoundError(`no run ${JSON.stringify(runId)}`);
+    if (!this.pendingCancels.has(runId)) this.pendingCancels.set(runId, { reason, at });
+    this.leases.signal({ type: 'requested', runId });
+  }
+
+  async requests(runId: string): Promise<RunRequests> {
+    this.checkUsable();
+    const cancel = this.pendingCancels.get(runId);
+    return { answers: [...(this.pendingAnswers.get(runId) ?? [])], ...(cancel ? { cancel: { ...cancel } } : {}) };
+  }
+
+  onRunSignal(listener: (signal: RunSignal) => void): () => void {
+    return this.leases.onSignal(listener);
+  }
+
+  /** Whether a run needs a node to drive it: running, or parked with a request waiting. */
+  private needsDriving(row: RunColumns): boolean {
+    if (row.status === 'running') return true;
+    return row.status === 'parked' && (this.pendingAnswers.has(row.id) || this.pendingCancels.has(row.id));
   }
 
   async getRun(runId: string): Promise<RunRow | undefined> {
@@ -298,6 +410,16 @@ export class MemoryStore implements Store {
   private apply(write: SerializedWrite): void {
     const { runId } = write;
     if (write.run !== undefined) this.runs.set(runId, write.run);
+    if (write.recordedAnswers.length > 0) {
+      const left = (this.pendingAnswers.get(runId) ?? []).filter(
+        (answer) => !write.recordedAnswers.includes(answer.parkId),
+      );
+      if (left.length > 0) this.pendingAnswers.set(runId, left);
+      else this.pendingAnswers.delete(runId);
+    }
+    if (write.cancelTaken) this.pendingCancels.delete(runId);
+    const last = write.records.at(-1);
+    if (last && this.leases.listened) this.leases.signal({ type: 'appended', runId, seq: last.seq });
     if (write.records.length > 0) {
       let entries = this.journals.get(runId);
       if (entries === undefined) {

@@ -88,6 +88,21 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 4,
+    name: 'requests for the node that holds a run',
+    sql: `
+      -- 0 while a person's answer, sent when another node held the run, waits for its holder to
+      -- journal it; every other park is 1.
+      ALTER TABLE parks ADD COLUMN recorded INTEGER NOT NULL DEFAULT 1;
+      CREATE INDEX parks_unrecorded ON parks (run_id) WHERE recorded = 0;
+      CREATE TABLE run_cancels (
+        run_id TEXT PRIMARY KEY,
+        reason TEXT NOT NULL,
+        requested_at INTEGER NOT NULL
+      ) STRICT;
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

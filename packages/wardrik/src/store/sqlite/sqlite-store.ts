@@ -3,8 +3,15 @@ import { dirname } from 'node:path';
 import type { WardrikError } from '@wardrik/core';
 import Database from 'better-sqlite3';
 import type { Principal, TokenInfo } from '../../auth/types.js';
-import { InvalidInputError, ParkNotFoundError, PrincipalNotFoundError, StoreError } from '../../errors.js';
-import type { StoredRecord } from '../../journal/records.js';
+import {
+  InvalidInputError,
+  ParkNotFoundError,
+  PrincipalNotFoundError,
+  RunNotFoundError,
+  StaleParkAnswerError,
+  StoreError,
+} from '../../errors.js';
+import type { ParkDecision, StoredRecord } from '../../journal/records.js';
 import {
   checkLimit,
   type ParkColumns,
@@ -25,7 +32,22 @@ import {
   tokenColumns,
   tokenInfoFrom,
 } from '../principal-columns.js';
-import type { Allowance, ParkAnswerWrite, ParkFilter, ParkRow, RunFilter, RunRow, RunWrite, Store } from '../store.js';
+import { ProcessLeases } from '../process-leases.js';
+import type {
+  Allowance,
+  Lease,
+  LeaseTerms,
+  ParkAnswerWrite,
+  ParkFilter,
+  ParkRow,
+  PendingAnswer,
+  RunFilter,
+  RunRequests,
+  RunRow,
+  RunSignal,
+  RunWrite,
+  Store,
+} from '../store.js';
 import { migrateSqlite } from './migrations.js';
 import { RuntimeLock } from './runtime-lock.js';
 import { advice, sqliteFailure } from './sqlite-errors.js';
@@ -70,6 +92,19 @@ interface Statements {
   readonly upsertRun: Database.Statement<[string, string, string, string, number, number, string]>;
   readonly insertPark: Database.Statement<[string, string, string, number, string, string]>;
   readonly closePark: Database.Statement<[string, string]>;
+  readonly markRecorded: Database.Statement<[string, string]>;
+  readonly takeCancel: Database.Statement<[string]>;
+  readonly markUnrecorded: Database.Statement<[string]>;
+  readonly runsToDrive: Database.Statement<[], { id: string }>;
+  readonly unrecordedAnswers: Database.Statement<
+    [string],
+    { id: string; decision: string; answered_by: string; answered_at: number }
+  >;
+  readonly cancelOf: Database.Statement<[string], { reason: string; requested_at: number }>;
+  readonly requestCancel: Database.Statement<[string, string, number]>;
+  readonly requestAnswer: Database.Transaction<
+    (answer: PendingAnswer & { readonly callHash: string }, decision: string) => string
+  >;
   readonly answerPark: Database.Statement<[string, string, number, string], { run_id: string }>;
   readonly parkState: Database.Statement<[string], ParkState>;
   readonly getRun: Database.Statement<[string], RunColumns>;
@@ -149,6 +184,8 @@ export class SqliteStore implements Store {
   private failure: StoreError | undefined;
   private readonly failureListeners = new Set<(error: StoreError) => void>();
   private runtimeLock: RuntimeLock | undefined;
+  /** One process holds the file (`lockForRuntime`), so its leases live in memory. */
+  private readonly leases = new ProcessLeases();
   private closed = false;
   private flushes = 0;
   private recordsWritten = 0;
@@ -200,6 +237,7 @@ export class SqliteStore implements Store {
     try {
       this.ready();
       serialized = serializeWrite(write);
+      if (serialized.lease) this.leases.check(serialized.lease);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -225,6 +263,7 @@ export class SqliteStore implements Store {
   async answerPark(answer: ParkAnswerWrite): Promise<void> {
     const statements = this.ready();
     const write = serializeWrite(answer.write);
+    if (write.lease) this.leases.check(write.lease);
     const decision = JSON.stringify(answer.decision);
     this.flushQueue();
     try {
@@ -234,6 +273,78 @@ export class SqliteStore implements Store {
     }
     this.flushes += 1;
     this.recordsWritten += write.records.length;
+  }
+
+  async claimRun(runId: string, terms: LeaseTerms): Promise<Lease | undefined> {
+    this.checkUsable();
+    return this.leases.claim(runId, terms);
+  }
+
+  async claimRuns(terms: LeaseTerms, limit: number): Promise<Lease[]> {
+    const ids = this.read('finding runs to drive', (statements) => statements.runsToDrive.all());
+    const claimed: Lease[] = [];
+    for (const { id } of ids) {
+      if (claimed.length >= limit) break;
+      if (!this.leases.isFree(id)) continue;
+      const lease = this.leases.claim(id, terms);
+      if (lease) claimed.push(lease);
+    }
+    return claimed;
+  }
+
+  async renewLeases(terms: LeaseTerms): Promise<ReadonlySet<string>> {
+    this.checkUsable();
+    return this.leases.renew(terms);
+  }
+
+  async releaseLease(lease: Lease): Promise<void> {
+    this.checkUsable();
+    if (this.leases.release(lease) && (await this.hasRequests(lease.runId))) {
+      this.leases.signal({ type: 'claimable', runId: lease.runId });
+    }
+  }
+
+  async requestAnswer(answer: PendingAnswer & { readonly callHash: string }): Promise<void> {
+    const statements = this.ready();
+    this.flushQueue();
+    let runId: string;
+    try {
+      runId = statements.requestAnswer.immediate(answer, JSON.stringify(answer.decision));
+    } catch (cause) {
+      throw sqliteFailure(this.path, `answering park ${answer.parkId}`, cause);
+    }
+    this.leases.signal({ type: 'requested', runId });
+  }
+
+  async requestCancel(runId: string, reason: string, at: number): Promise<void> {
+    const statements = this.ready();
+    if ((await this.getRun(runId)) === undefined) throw new RunNotFoundError(`no run ${JSON.stringify(runId)}`);
+    this.writeNow(`asking run ${runId} to cancel`, () => statements.requestCancel.run(runId, reason, at));
+    this.leases.signal({ type: 'requested', runId });
+  }
+
+  async requests(runId: string): Promise<RunRequests> {
+    return this.read(`reading the requests of run ${runId}`, (statements) => {
+      const answers = statements.unrecordedAnswers.all(runId).map(
+        (row): PendingAnswer => ({
+          parkId: row.id,
+          decision: JSON.parse(row.decision) as ParkDecision,
+          by: row.answered_by,
+          at: row.answered_at,
+        }),
+      );
+      const cancel = statements.cancelOf.get(runId);
+      return { answers, ...(cancel ? { cancel: { reason: cancel.reason, at: cancel.requested_at } } : {}) };
+    });
+  }
+
+  onRunSignal(listener: (signal: RunSignal) => void): () => void {
+    return this.leases.onSignal(listener);
+  }
+
+  private async hasRequests(runId: string): Promise<boolean> {
+    const requests = await this.requests(runId);
+    return requests.answers.length > 0 || requests.cancel !== undefined;
   }
 
   async getRun(runId: string): Promise<RunRow | undefined> {
@@ -581,6 +692,26 @@ function prepare(database: Database.Database): Statements {
       `INSERT INTO parks (id, run_id, kind, status, created_at, park, principal)
        VALUES (?, ?, ?, 'open', ?, ?, (SELECT principal FROM runs WHERE id = ?))`,
     ),
+    markRecorded: database.prepare<[string, string]>('UPDATE parks SET recorded = 1 WHERE id = ? AND run_id = ?'),
+    runsToDrive: database.prepare<[], { id: string }>(
+      `SELECT id FROM runs WHERE status = 'running'
+       UNION SELECT run_id FROM parks WHERE recorded = 0
+       UNION SELECT run_id FROM run_cancels`,
+    ),
+    unrecordedAnswers: database.prepare<
+      [string],
+      { id: string; decision: string; answered_by: string; answered_at: number }
+    >(
+      'SELECT id, decision, answered_by, answered_at FROM parks WHERE run_id = ? AND recorded = 0 ORDER BY answered_at, id',
+    ),
+    cancelOf: database.prepare<[string], { reason: string; requested_at: number }>(
+      'SELECT reason, requested_at FROM run_cancels WHERE run_id = ?',
+    ),
+    requestCancel: database.prepare<[string, string, number]>(
+      'INSERT INTO run_cancels (run_id, reason, requested_at) VALUES (?, ?, ?) ON CONFLICT (run_id) DO NOTHING',
+    ),
+    takeCancel: database.prepare<[string]>('DELETE FROM run_cancels WHERE run_id = ?'),
+    markUnrecorded: database.prepare<[string]>('UPDATE parks SET recorded = 0 WHERE id = ?'),
     closePark: database.prepare<[string, string]>(
       `UPDATE parks SET status = 'closed' WHERE id = ? AND run_id = ? AND status = 'open'`,
     ),
@@ -614,10 +745,27 @@ function prepare(database: Database.Database): Statements {
       statements.insertPark.run(park.id, write.runId, park.kind, park.created_at, park.park, write.runId);
     }
     for (const parkId of write.closeParks) statements.closePark.run(parkId, write.runId);
+    for (const parkId of write.recordedAnswers) statements.markRecorded.run(parkId, write.runId);
+    if (write.cancelTaken) statements.takeCancel.run(write.runId);
   };
   const flush = database.transaction((writes: readonly SerializedWrite[]) => {
     for (const write of writes) apply(write);
   });
+  const requestAnswer = database.transaction(
+    (request: PendingAnswer & { readonly callHash: string }, decision: string): string => {
+      const row = statements.getPark.get(request.parkId);
+      if (row === undefined) throw new ParkNotFoundError(`no park has the id ${request.parkId}`);
+      if (row.status !== 'open') throw parkNotOpenError(request.parkId, row);
+      if (parkRowFrom(row).callHash !== request.callHash) {
+        throw new StaleParkAnswerError(
+          `park ${request.parkId} now holds another call than the one answered; look at it again`,
+        );
+      }
+      statements.answerPark.get(decision, request.by, request.at, request.parkId);
+      statements.markUnrecorded.run(request.parkId);
+      return row.run_id;
+    },
+  );
   const answer = database.transaction((answer: ParkAnswerWrite, decision: string, write: SerializedWrite) => {
     const answered = statements.answerPark.get(decision, answer.by, answer.at, answer.parkId);
     if (answered === undefined) {
@@ -676,7 +824,7 @@ function prepare(database: Database.Database): Statements {
     }
     insertToken.run(token.id, token.principal_id, token.hash, token.created_at, token.revoked_at);
   });
-  return { ...statements, flush, answer, ...auth, putPrincipal, putToken };
+  return { ...statements, flush, answer, requestAnswer, ...auth, putPrincipal, putToken };
 }
 
 /**

@@ -1,0 +1,117 @@
+import { LeaseLostError } from '../errors.js';
+import type { Lease, LeaseTerms, RunSignal } from './run-store.js';
+
+interface Held {
+  readonly node: string;
+  readonly epoch: number;
+  expiresAt: number;
+}
+
+/**
+ * The leases of a store whose data lives in one process (in memory, or a SQLite file one process
+ * holds): kept in a map, with the same rules a shared store keeps in its rows — a lease is free,
+ * held until it expires (by `now()`), or released; each take-over bumps the run's epoch; a write
+ * naming a lease that is not the run's lease any more is refused. Several runtimes sharing one
+ * memory store (nodes in one process) take runs from each other exactly as nodes on PostgreSQL do.
+ *
+ * @example
+ * ```ts
+ * const leases = new ProcessLeases()
+ * const lease = leases.claim('run_1', { node: 'a', leaseMs: 5_000 })   // { runId, node: 'a', epoch: 1 }
+ * leases.claim('run_1', { node: 'b', leaseMs: 5_000 })                 // undefined: 'a' holds it
+ * leases.check(lease)                                                  // fine; after a take-over it throws
+ * ```
+ */
+export class ProcessLeases {
+  readonly #held = new Map<string, Held>();
+  /** The last epoch given for each run (kept after a release: the next holder gets a higher one). */
+  readonly #epochs = new Map<string, number>();
+  readonly #now: () => number;
+  readonly #signalListeners = new Set<(signal: RunSignal) => void>();
+
+  constructor(now: () => number = Date.now) {
+    this.#now = now;
+  }
+
+  /**
+   * Takes the run for `terms.node` if it is free or expired (next epoch), or returns the lease it
+   * holds. A run with no row yet can be claimed: its node claims it before writing its first record.
+   */
+  claim(runId: string, terms: LeaseTerms): Lease | undefined {
+    const held = this.#held.get(runId);
+    const now = this.#now();
+    if (held && held.expiresAt > now) {
+      if (held.node !== terms.node) return undefined;
+      held.expiresAt = now + terms.leaseMs;
+      return { runId, node: held.node, epoch: held.epoch };
+    }
+    const epoch = (this.#epochs.get(runId) ?? 0) + 1;
+    this.#epochs.set(runId, epoch);
+    this.#held.set(runId, { node: terms.node, epoch, expiresAt: now + terms.leaseMs });
+    return { runId, node: terms.node, epoch };
+  }
+
+  /** Whether nobody holds the run now (never claimed, released, or expired). */
+  isFree(runId: string): boolean {
+    const held = this.#held.get(runId);
+    return held === undefined || held.expiresAt <= this.#now();
+  }
+
+  /** Extends every lease `terms.node` holds that has not expired; returns those runs. */
+  renew(terms: LeaseTerms): Set<string> {
+    const now = this.#now();
+    const kept = new Set<string>();
+    for (const [runId, held] of this.#held) {
+      if (held.node !== terms.node || held.expiresAt <= now) continue;
+      held.expiresAt = now + terms.leaseMs;
+      kept.add(runId);
+    }
+    return kept;
+  }
+
+  /** Gives the lease up if it is still the run's lease. Returns whether it was. */
+  release(lease: Lease): boolean {
+    const held = this.#held.get(lease.runId);
+    if (!held || held.node !== lease.node || held.epoch !== lease.epoch) return false;
+    this.#held.delete(lease.runId);
+    return true;
+  }
+
+  /**
+   * Throws `LeaseLostError` unless `lease` is the run's lease (a lease that expired counts as
+   * long as nobody took the run over: its holder renews it next).
+   */
+  check(lease: Lease): void {
+    const held = this.#held.get(lease.runId);
+    if (held && held.node === lease.node && held.epoch === lease.epoch) return;
+    throw new LeaseLostError(
+      `run ${lease.runId}: node ${lease.node} no longer holds it (its lease of epoch ${lease.epoch} was ` +
+        `${held ? `taken over by ${held.node}, epoch ${held.epoch}` : 'released or expired'})`,
+    );
+  }
+
+  /** Listens to run signals; returns the function that stops listening. */
+  onSignal(listener: (signal: RunSignal) => void): () => void {
+    this.#signalListeners.add(listener);
+    return () => this.#signalListeners.delete(listener);
+  }
+
+  /** Whether anyone listens to run signals (so that a write can skip making one). */
+  get listened(): boolean {
+    return this.#signalListeners.size > 0;
+  }
+
+  /** Tells every listener, after the current task (a listener never runs inside a store call). */
+  signal(signal: RunSignal): void {
+    if (this.#signalListeners.size === 0) return;
+    queueMicrotask(() => {
+      for (const listener of [...this.#signalListeners]) {
+        try {
+          listener(signal);
+        } catch {
+          // One listener's failure must not keep the others from hearing.
+        }
+      }
+    });
+  }
+}

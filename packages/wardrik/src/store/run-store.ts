@@ -1,0 +1,130 @@
+import type { StoreError } from '../errors.js';
+import type { ParkDecision, StoredRecord } from '../journal/records.js';
+import type { Allowance, ParkAnswerWrite, ParkFilter, ParkRow, RunFilter, RunRow, RunWrite } from './store.js';
+
+/**
+ * A node's right to write one run. The epoch grows at each take-over, and every write of the run
+ * names its lease: a node that lost the run (paused, partitioned, its lease expired) can never
+ * append after another node took it over.
+ */
+export interface Lease {
+  readonly runId: string;
+  readonly node: string;
+  readonly epoch: number;
+}
+
+/** Who asks for leases, and how long a lease lasts unless renewed. */
+export interface LeaseTerms {
+  readonly node: string;
+  readonly leaseMs: number;
+}
+
+/** A person's answer sent while another node held the park's run: its holder journals it. */
+export interface PendingAnswer {
+  readonly parkId: string;
+  readonly decision: ParkDecision;
+  readonly by: string;
+  readonly at: number;
+}
+
+/** What waits for a run's holder: answers to journal, and a cancel to act on. */
+export interface RunRequests {
+  readonly answers: readonly PendingAnswer[];
+  readonly cancel?: { readonly reason: string; readonly at: number };
+}
+
+/**
+ * Something another node (or this process) may have to act on:
+ * - `requested`: an answer or a cancel waits for the run's holder (`requests`);
+ * - `claimable`: the run needs driving and nobody holds it (it was released with a request
+ *   waiting, or is new work for idle capacity);
+ * - `appended`: the run's journal grew up to `seq` (for followers of its events).
+ */
+export interface RunSignal {
+  readonly type: 'requested' | 'claimable' | 'appended';
+  readonly runId: string;
+  readonly seq?: number;
+}
+
+/**
+ * Runs, their journals, parks and standing decisions, and who may write each run (leases).
+ *
+ * Durability: `write(w, { durable: true })` resolves once `w` and everything written before it
+ * is on disk. `durable: false` may resolve before that; such writes reach disk with the next
+ * durable write or group commit, in order. Reads see every write made before them.
+ *
+ * Ownership: a node drives a run only while it holds the run's lease. Stores of one process
+ * (SQLite, memory) grant every lease to that process; a store shared by many nodes (PostgreSQL)
+ * judges expiry by its own clock and fences every write by the lease's epoch.
+ */
+export interface RunStore {
+  /** Creates or upgrades the schema. Safe to call on every start (and from nodes starting together). */
+  migrate(): Promise<void>;
+  /** Throws `LeaseLostError` (for that write only) when `write.lease` is not the run's lease any more. */
+  write(write: RunWrite, options: { durable: boolean }): Promise<void>;
+  /**
+   * Marks an open park answered and writes `write` (fenced by its lease), atomically and durably.
+   * Throws `ParkAlreadyAnsweredError` if the park is not open any more, `ParkNotFoundError` if unknown.
+   */
+  answerPark(answer: ParkAnswerWrite): Promise<void>;
+  getRun(runId: string): Promise<RunRow | undefined>;
+  listRuns(filter?: RunFilter): Promise<RunRow[]>;
+  /** The run's journal, in order, from `afterSeq` (exclusive). */
+  loadJournal(runId: string, afterSeq?: number): Promise<StoredRecord[]>;
+  /** The seq of the run's last journal record (0 if none), read without parsing any record. */
+  lastSeq(runId: string): Promise<number>;
+  getPark(parkId: string): Promise<ParkRow | undefined>;
+  listParks(filter?: ParkFilter): Promise<ParkRow[]>;
+  /** Records a standing decision, durably (replacing one for the same agent and tool). */
+  putAllowance(allowance: Allowance): Promise<void>;
+  listAllowances(): Promise<Allowance[]>;
+
+  /**
+   * Takes run `runId` for `terms.node` if nobody holds it (never claimed, released, or its lease
+   * expired by the store's clock) — with the next epoch — or returns the lease `terms.node` holds
+   * already. Undefined if another node holds it, or there is no such run.
+   */
+  claimRun(runId: string, terms: LeaseTerms): Promise<Lease | undefined>;
+  /**
+   * Takes up to `limit` runs that need driving and nobody holds — `running` runs, and parked runs
+   * with a request waiting — each with the next epoch. A run is claimed by one node only, however
+   * many ask at once.
+   */
+  claimRuns(terms: LeaseTerms, limit: number): Promise<Lease[]>;
+  /**
+   * Extends every lease `terms.node` holds by `terms.leaseMs` (one statement, however many runs).
+   * Returns the runs it still holds: a lease that expired, or was taken over, is not renewed.
+   */
+  renewLeases(terms: LeaseTerms): Promise<ReadonlySet<string>>;
+  /** Gives a lease up (the run parked or ended, or the node stops), if it is still the run's lease. */
+  releaseLease(lease: Lease): Promise<void>;
+  /**
+   * Records a person's answer while another node holds the park's run: the park is answered at
+   * once, durably (a park takes one answer, checked against `callHash`), and its `park-answered`
+   * record is left for the run's holder to journal (`requests`); a `requested` signal tells it.
+   * Throws as `answerPark` does, and `StaleParkAnswerError` if `callHash` names another call.
+   */
+  requestAnswer(answer: PendingAnswer & { readonly callHash: string }): Promise<void>;
+  /** Records that a run held by another node should be cancelled, durably; a `requested` signal tells it. */
+  requestCancel(runId: string, reason: string, at: number): Promise<void>;
+  /** The requests waiting for the run's holder (cleared by the write that acts on them). */
+  requests(runId: string): Promise<RunRequests>;
+  /** Calls `listener` on each run signal (see `RunSignal`): across nodes on a shared store. */
+  onRunSignal(listener: (signal: RunSignal) => void): () => void;
+
+  /** Writes what is pending and releases the store. */
+  close(): Promise<void>;
+  /**
+   * Calls `listener` once if the store fails: a write could not be made durable, so what was
+   * acknowledged may be lost and the store takes no more writes (crash-only: reopen it, and
+   * recovery resumes the runs from what is on disk). Returns the function that stops listening.
+   */
+  onFailure(listener: (error: StoreError) => void): () => void;
+  /**
+   * Takes the store for this process's runtime, so that no other process drives (or recovers) the
+   * same runs. Throws `StoreError` naming the store, and the holder where known, if another process
+   * holds it. Released by `close()`. Stores shared by many nodes do nothing here: their runs are
+   * claimed one by one (leases).
+   */
+  lockForRuntime(): Promise<void>;
+}
