@@ -105,7 +105,7 @@ export class MemoryStore implements Store {
    *   memory store: it keeps leases, requests and signals as a store shared by many nodes does.
    */
   constructor(options: { now?: () => number } = {}) {
-    this.leases = new ProcessLeases(options.now);
+    this.leases = new ProcessLeases(options.now ? { now: options.now } : {});
   }
 
   onFailure(listener: (error: StoreError) => void): () => void {

@@ -29,8 +29,17 @@ export class ProcessLeases {
   readonly #now: () => number;
   readonly #signalListeners = new Set<(signal: RunSignal) => void>();
 
-  constructor(now: () => number = Date.now) {
-    this.#now = now;
+  readonly #expire: boolean;
+
+  /**
+   * @param options.now the clock leases are judged by.
+   * @param options.expire whether leases expire (default true). A store that one process holds
+   *   for itself (a SQLite file under its runtime lock) has nobody to hand a run to, so its leases
+   *   only change hands when released: a busy event loop that renews late loses nothing.
+   */
+  constructor(options: { now?: () => number; expire?: boolean } = {}) {
+    this.#now = options.now ?? Date.now;
+    this.#expire = options.expire ?? true;
   }
 
   /**
@@ -40,7 +49,7 @@ export class ProcessLeases {
   claim(runId: string, terms: LeaseTerms): Lease | undefined {
     const held = this.#held.get(runId);
     const now = this.#now();
-    if (held && held.expiresAt > now) {
+    if (held && this.#alive(held, now)) {
       if (held.node !== terms.node) return undefined;
       held.expiresAt = now + terms.leaseMs;
       return { runId, node: held.node, epoch: held.epoch };
@@ -54,7 +63,11 @@ export class ProcessLeases {
   /** Whether nobody holds the run now (never claimed, released, or expired). */
   isFree(runId: string): boolean {
     const held = this.#held.get(runId);
-    return held === undefined || held.expiresAt <= this.#now();
+    return held === undefined || !this.#alive(held, this.#now());
+  }
+
+  #alive(held: Held, now: number): boolean {
+    return !this.#expire || held.expiresAt > now;
   }
 
   /** Extends every lease `terms.node` holds that has not expired; returns those runs. */
@@ -62,7 +75,7 @@ export class ProcessLeases {
     const now = this.#now();
     const kept = new Set<string>();
     for (const [runId, held] of this.#held) {
-      if (held.node !== terms.node || held.expiresAt <= now) continue;
+      if (held.node !== terms.node || !this.#alive(held, now)) continue;
       held.expiresAt = now + terms.leaseMs;
       kept.add(runId);
     }

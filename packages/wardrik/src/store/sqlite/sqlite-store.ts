@@ -184,8 +184,8 @@ export class SqliteStore implements Store {
   private failure: StoreError | undefined;
   private readonly failureListeners = new Set<(error: StoreError) => void>();
   private runtimeLock: RuntimeLock | undefined;
-  /** One process holds the file (`lockForRuntime`), so its leases live in memory. */
-  private readonly leases = new ProcessLeases();
+  /** One process holds the file (`lockForRuntime`), so its leases live in memory and never expire. */
+  private readonly leases = new ProcessLeases({ expire: false });
   private closed = false;
   private flushes = 0;
   private recordsWritten = 0;
