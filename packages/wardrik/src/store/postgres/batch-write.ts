@@ -1,0 +1,251 @@
+import type pg from 'pg';
+import { LeaseLostError, StoreError } from '../../errors.js';
+import type { SerializedWrite } from '../columns.js';
+import type { Outcomes } from './group-commit.js';
+
+/*
+ * One statement applies a whole batch of writes (a group commit, or the write of a park answer):
+ * it locks the leases the writes name (FOR SHARE, in run order, so that no node can take one of
+ * those runs over until the transaction ends), keeps only the writes whose lease is still the
+ * run's lease (node and epoch), applies those — run rows, journal records, parks, closed parks,
+ * journaled answers, taken cancels — with one INSERT or UPDATE per table over arrays, and
+ * notifies each run's last seq (`appended`, delivered at commit). It returns the writes it
+ * refused and the leases it found for them. One round trip; run alone, it is its own transaction.
+ *
+ * The data-modifying parts of one statement do not see each other's rows, so a park inserted
+ * and closed by the same batch is inserted closed, and a park's principal is taken from the
+ * batch's own run rows (the latest one written up to that park's write) before the table's.
+ */
+const BATCH_SQL = `
+WITH writes AS (
+  SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::bigint[]) AS w (i, run_id, node, epoch)
+),
+held AS (
+  SELECT l.run_id, l.node, l.epoch FROM leases l
+  WHERE l.run_id IN (SELECT w.run_id FROM writes w WHERE w.node IS NOT NULL)
+  ORDER BY l.run_id
+  FOR SHARE
+),
+applied AS (
+  SELECT w.i, w.run_id, w.node IS NULL AS unleased FROM writes w
+  WHERE w.node IS NULL
+     OR EXISTS (SELECT 1 FROM held h WHERE h.run_id = w.run_id AND h.node = w.node AND h.epoch = w.epoch)
+),
+run_rows AS (
+  SELECT r.* FROM unnest($5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::bigint[], $11::bigint[], $12::text[])
+    AS r (i, id, agent, principal, status, created_at, updated_at, summary)
+  WHERE r.i IN (SELECT a.i FROM applied a)
+),
+upserted_runs AS (
+  INSERT INTO runs (id, agent, principal, status, created_at, updated_at, summary)
+  SELECT DISTINCT ON (id) id, agent, principal, status, created_at, updated_at, summary
+  FROM run_rows ORDER BY id, i DESC
+  ON CONFLICT (id) DO UPDATE SET agent = excluded.agent, principal = excluded.principal,
+    status = excluded.status, created_at = excluded.created_at, updated_at = excluded.updated_at,
+    summary = excluded.summary
+),
+free_leases AS (
+  INSERT INTO leases (run_id, node, epoch, expires_at)
+  SELECT DISTINCT r.id, NULL::text, 0, '-infinity'::timestamptz
+  FROM run_rows r JOIN applied a ON a.i = r.i WHERE a.unleased
+  ORDER BY r.id
+  ON CONFLICT (run_id) DO NOTHING
+),
+records AS (
+  SELECT a.run_id, j.seq, j.record FROM unnest($13::int[], $14::bigint[], $15::text[]) AS j (i, seq, record)
+  JOIN applied a ON a.i = j.i
+),
+appended AS (
+  INSERT INTO journal (run_id, seq, record) SELECT run_id, seq, record FROM records
+),
+closing AS (
+  SELECT a.i, a.run_id, c.park_id FROM unnest($16::int[], $17::text[]) AS c (i, park_id)
+  JOIN applied a ON a.i = c.i
+),
+new_parks AS (
+  INSERT INTO parks (id, run_id, kind, status, principal, created_at, park)
+  SELECT p.id, a.run_id, p.kind,
+    CASE WHEN EXISTS (SELECT 1 FROM closing c WHERE c.park_id = p.id AND c.run_id = a.run_id AND c.i >= p.i)
+      THEN 'closed' ELSE 'open' END,
+    coalesce(
+      (SELECT r.principal FROM run_rows r WHERE r.id = a.run_id AND r.i <= p.i ORDER BY r.i DESC LIMIT 1),
+      (SELECT runs.principal FROM runs WHERE runs.id = a.run_id)),
+    p.created_at, p.park
+  FROM unnest($18::int[], $19::text[], $20::text[], $21::bigint[], $22::text[]) AS p (i, id, kind, created_at, park)
+  JOIN applied a ON a.i = p.i
+),
+closed AS (
+  UPDATE parks SET status = 'closed' FROM closing c
+  WHERE parks.id = c.park_id AND parks.run_id = c.run_id AND parks.status = 'open'
+),
+recorded AS (
+  UPDATE parks SET recorded = true
+  FROM unnest($23::int[], $24::text[]) AS m (i, park_id) JOIN applied a ON a.i = m.i
+  WHERE parks.id = m.park_id AND parks.run_id = a.run_id AND NOT parks.recorded
+),
+cancels_taken AS (
+  DELETE FROM run_cancels WHERE run_id IN (SELECT a.run_id FROM applied a WHERE a.i = ANY ($25::int[]))
+),
+notified AS (
+  SELECT pg_notify($26, json_build_object('type', 'appended', 'runId', run_id, 'seq', max(seq), 'source', $27::text)::text)
+  FROM records GROUP BY run_id
+)
+SELECT
+  ARRAY(SELECT w.i FROM writes w WHERE w.i NOT IN (SELECT a.i FROM applied a) ORDER BY w.i) AS refused,
+  (SELECT coalesce(json_agg(json_build_object('runId', h.run_id, 'node', h.node, 'epoch', h.epoch)), '[]')
+     FROM held h) AS leases,
+  (SELECT count(*) FROM notified) AS notified
+`;
+
+/** The batch statement's name: prepared once per connection. */
+const BATCH_STATEMENT = 'wardrik_batch_write_v1';
+
+interface BatchResult {
+  readonly refused: number[];
+  readonly leases: { runId: string; node: string | null; epoch: number }[];
+}
+
+/** Where the batch's signals go. */
+export interface SignalTarget {
+  readonly channel: string;
+  /** This store's id, so that it can tell its own notifications from other nodes'. */
+  readonly source: string;
+}
+
+/** The statement's values: one array per column, every row tagged with the index of its write. */
+function batchValues(writes: readonly SerializedWrite[], signals: SignalTarget): unknown[] {
+  const w = { i: [] as number[], run: [] as string[], node: [] as (string | null)[], epoch: [] as (number | null)[] };
+  const r = {
+    i: [] as number[],
+    id: [] as string[],
+    agent: [] as string[],
+    principal: [] as string[],
+    status: [] as string[],
+    created: [] as number[],
+    updated: [] as number[],
+    summary: [] as string[],
+  };
+  const j = { i: [] as number[], seq: [] as number[], record: [] as string[] };
+  const c = { i: [] as number[], park: [] as string[] };
+  const p = {
+    i: [] as number[],
+    id: [] as string[],
+    kind: [] as string[],
+    created: [] as number[],
+    park: [] as string[],
+  };
+  const m = { i: [] as number[], park: [] as string[] };
+  const cancels: number[] = [];
+  writes.forEach((write, i) => {
+    w.i.push(i);
+    w.run.push(write.runId);
+    w.node.push(write.lease?.node ?? null);
+    w.epoch.push(write.lease?.epoch ?? null);
+    if (write.run) {
+      r.i.push(i);
+      r.id.push(write.run.id);
+      r.agent.push(write.run.agent);
+      r.principal.push(write.run.principal);
+      r.status.push(write.run.status);
+      r.created.push(write.run.created_at);
+      r.updated.push(write.run.updated_at);
+      r.summary.push(write.run.summary);
+    }
+    for (const record of write.records) {
+      j.i.push(i);
+      j.seq.push(record.seq);
+      j.record.push(record.record);
+    }
+    for (const parkId of write.closeParks) {
+      c.i.push(i);
+      c.park.push(parkId);
+    }
+    for (const park of write.parks) {
+      p.i.push(i);
+      p.id.push(park.id);
+      p.kind.push(park.kind);
+      p.created.push(park.created_at);
+      p.park.push(park.park);
+    }
+    for (const parkId of write.recordedAnswers) {
+      m.i.push(i);
+      m.park.push(parkId);
+    }
+    if (write.cancelTaken) cancels.push(i);
+  });
+  return [
+    w.i,
+    w.run,
+    w.node,
+    w.epoch,
+    r.i,
+    r.id,
+    r.agent,
+    r.principal,
+    r.status,
+    r.created,
+    r.updated,
+    r.summary,
+    j.i,
+    j.seq,
+    j.record,
+    c.i,
+    c.park,
+    p.i,
+    p.id,
+    p.kind,
+    p.created,
+    p.park,
+    m.i,
+    m.park,
+    cancels,
+    signals.channel,
+    signals.source,
+  ];
+}
+
+/** Why a write was refused: its lease is not the run's lease any more. */
+export function leaseLost(
+  write: SerializedWrite,
+  current: { node: string | null; epoch: number } | undefined,
+): LeaseLostError {
+  const lease = write.lease;
+  if (lease === undefined) throw new StoreError(`run ${write.runId}: a write without a lease was refused`);
+  const now =
+    current === undefined
+      ? 'never claimed'
+      : current.node === null
+        ? 'released'
+        : current.node === lease.node && current.epoch !== lease.epoch
+          ? `taken again by ${current.node} with epoch ${current.epoch}`
+          : `taken over by ${current.node}, epoch ${current.epoch}`;
+  return new LeaseLostError(
+    `run ${lease.runId}: node ${lease.node} no longer holds it (its lease of epoch ${lease.epoch} was ${now})`,
+  );
+}
+
+/**
+ * Applies `writes` in one statement on `client` (inside the caller's transaction, if any).
+ * Resolves with each write's outcome: undefined if applied, `LeaseLostError` if its lease was
+ * not the run's lease any more. Rejects if the statement failed (then nothing of it was applied).
+ */
+export async function writeBatch(
+  client: pg.ClientBase,
+  writes: readonly SerializedWrite[],
+  signals: SignalTarget,
+): Promise<Outcomes> {
+  const { rows } = await client.query<BatchResult>({
+    name: BATCH_STATEMENT,
+    text: BATCH_SQL,
+    values: batchValues(writes, signals),
+  });
+  const result = rows[0];
+  const outcomes: (Error | undefined)[] = writes.map(() => undefined);
+  if (result === undefined || result.refused.length === 0) return outcomes;
+  const current = new Map(result.leases.map((lease) => [lease.runId, lease]));
+  for (const index of result.refused) {
+    const write = writes[index];
+    if (write) outcomes[index] = leaseLost(write, current.get(write.runId));
+  }
+  return outcomes;
+}

@@ -1,0 +1,227 @@
+import type pg from 'pg';
+import { StoreError } from '../../errors.js';
+import { quoteIdentifier } from './connection.js';
+
+/** One step of the PostgreSQL schema. Versions start at 1 and go up by one; a released step never changes. */
+export interface PostgresMigration {
+  readonly version: number;
+  readonly name: string;
+  /** Statements without values, run as one simple query. */
+  readonly sql: string;
+}
+
+/*
+ * Ids and names sort by code point (COLLATE "C"), as the other stores sort them, whatever the
+ * database's locale. Times are integer milliseconds (bigint), as the other stores keep them, except a lease's
+ * expiry: a timestamptz judged against the database's now(), never a node's clock. Journal
+ * records, run summaries and parks are the JSON text the shared column format makes (text, not
+ * jsonb: stored as written, never parsed by the server).
+ */
+
+/** Every PostgreSQL migration, in order. */
+export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
+  {
+    version: 1,
+    name: 'runs, journal, parks and standing decisions',
+    sql: `
+      CREATE TABLE runs (
+        id text COLLATE "C" PRIMARY KEY,
+        agent text NOT NULL,
+        principal text NOT NULL,
+        status text NOT NULL CHECK (status IN ('running', 'parked', 'completed', 'failed', 'cancelled')),
+        created_at bigint NOT NULL,
+        updated_at bigint NOT NULL,
+        summary text NOT NULL
+      );
+      CREATE INDEX runs_created ON runs (created_at DESC, id DESC);
+      CREATE INDEX runs_status_created ON runs (status, created_at DESC, id DESC);
+
+      -- Append-only; a step's cost does not grow with the run (no whole-state checkpoints).
+      CREATE TABLE journal (
+        run_id text COLLATE "C" NOT NULL,
+        seq bigint NOT NULL,
+        record text NOT NULL,
+        PRIMARY KEY (run_id, seq)
+      );
+
+      CREATE TABLE parks (
+        id text COLLATE "C" PRIMARY KEY,
+        run_id text COLLATE "C" NOT NULL,
+        kind text NOT NULL,
+        status text NOT NULL CHECK (status IN ('open', 'answered', 'closed')),
+        principal text,
+        created_at bigint NOT NULL,
+        park text NOT NULL,
+        decision text,
+        answered_by text,
+        answered_at bigint,
+        -- false while a person's answer, sent when another node held the run, waits for the
+        -- run's holder to journal it (RunStore.requests); true for every other park.
+        recorded boolean NOT NULL DEFAULT true
+      );
+      CREATE INDEX parks_created ON parks (created_at, id);
+      CREATE INDEX parks_status_created ON parks (status, created_at, id);
+      CREATE INDEX parks_run ON parks (run_id);
+      CREATE INDEX parks_unrecorded ON parks (run_id) WHERE NOT recorded;
+
+      CREATE TABLE allowances (
+        agent text COLLATE "C" NOT NULL,
+        tool text COLLATE "C" NOT NULL,
+        decided_by text NOT NULL,
+        decided_at bigint NOT NULL,
+        park_id text NOT NULL,
+        PRIMARY KEY (agent, tool)
+      );
+    `,
+  },
+  {
+    version: 2,
+    name: 'principals and tokens',
+    sql: `
+      CREATE TABLE principals (
+        id text PRIMARY KEY,
+        name text COLLATE "C" NOT NULL CONSTRAINT principals_name_key UNIQUE,
+        kind text NOT NULL CHECK (kind IN ('user', 'service', 'worker')),
+        role text NOT NULL CHECK (role IN ('admin', 'operator', 'user', 'worker')),
+        agents text NOT NULL,
+        created_at bigint NOT NULL
+      );
+
+      -- hash is the sha256 of the secret; the secret itself is never stored.
+      CREATE TABLE tokens (
+        id text COLLATE "C" CONSTRAINT tokens_pkey PRIMARY KEY,
+        principal_id text NOT NULL CONSTRAINT tokens_principal_fkey REFERENCES principals (id),
+        hash text NOT NULL CONSTRAINT tokens_hash_key UNIQUE,
+        created_at bigint NOT NULL,
+        revoked_at bigint
+      );
+      CREATE INDEX tokens_principal ON tokens (principal_id, created_at, id);
+    `,
+  },
+  {
+    version: 3,
+    name: 'leases and requests',
+    sql: `
+      -- Who may write each run. A row of its own (not columns of runs), so that renewing a node's
+      -- leases never rewrites run rows. node is null once released; the epoch is kept, so the
+      -- next holder gets a higher one. expires_at is judged by the database's clock.
+      CREATE TABLE leases (
+        run_id text COLLATE "C" PRIMARY KEY,
+        node text,
+        epoch bigint NOT NULL,
+        expires_at timestamptz NOT NULL
+      );
+      CREATE INDEX leases_node ON leases (node) WHERE node IS NOT NULL;
+
+      -- A cancel asked for while another node held the run, until its holder acts on it.
+      CREATE TABLE run_cancels (
+        run_id text COLLATE "C" PRIMARY KEY,
+        reason text NOT NULL,
+        requested_at bigint NOT NULL
+      );
+    `,
+  },
+];
+
+/** The schema version this code writes. */
+export const POSTGRES_SCHEMA_VERSION: number = POSTGRES_MIGRATIONS.at(-1)?.version ?? 0;
+
+const CREATE_MIGRATIONS_TABLE = `
+  CREATE TABLE IF NOT EXISTS migrations (
+    version integer PRIMARY KEY,
+    name text NOT NULL,
+    applied_at timestamptz NOT NULL DEFAULT now()
+  )
+`;
+
+function checkOrder(migrations: readonly PostgresMigration[]): void {
+  migrations.forEach((migration, index) => {
+    if (migration.version !== index + 1) {
+      throw new StoreError(`migration "${migration.name}" has version ${migration.version}, expected ${index + 1}`);
+    }
+  });
+}
+
+/** Where to migrate: the schema (created if missing) or, without one, the connection's current schema. */
+export interface MigrateOptions {
+  readonly schema?: string;
+  /** How messages name the database (a URL without its password). */
+  readonly location: string;
+  readonly migrations?: readonly PostgresMigration[];
+}
+
+/**
+ * Brings the schema up to date on `client` (whose search path names the schema). Each pending
+ * migration runs in its own transaction, which also records it in `migrations`, so a step is
+ * applied and recorded or neither. Every transaction first takes a transaction-level advisory
+ * lock for the schema (`pg_advisory_xact_lock`), so that nodes starting together on an empty
+ * database apply each step once: the others wait, then find it done. A database whose version is
+ * newer than this code knows is refused with a `StoreError` naming both versions.
+ *
+ * @returns the versions applied by this call (empty when the schema was up to date).
+ * @example
+ * ```ts
+ * const client = new pg.Client('postgres://postgres@127.0.0.1:5432/test');
+ * await client.connect();
+ * await client.query('SET search_path TO wardrik');
+ * await migratePostgres(client, { schema: 'wardrik', location: 'postgres://postgres@127.0.0.1:5432/test' }); // [1, 2, 3], then []
+ * ```
+ */
+export async function migratePostgres(client: pg.ClientBase, options: MigrateOptions): Promise<number[]> {
+  const migrations = options.migrations ?? POSTGRES_MIGRATIONS;
+  checkOrder(migrations);
+  const applied: number[] = [];
+  for (;;) {
+    const version = await step(client, options, migrations);
+    if (version === undefined) return applied;
+    applied.push(version);
+  }
+}
+
+/** Applies the next pending migration in one transaction; undefined if none is pending. */
+async function step(
+  client: pg.ClientBase,
+  options: MigrateOptions,
+  migrations: readonly PostgresMigration[],
+): Promise<number | undefined> {
+  const where = options.schema === undefined ? options.location : `${options.location} (schema ${options.schema})`;
+  await client.query('BEGIN');
+  try {
+    await client.query(
+      `SELECT pg_advisory_xact_lock(hashtextextended('wardrik migrations ' || coalesce($1::text, current_schema()), 0))`,
+      [options.schema ?? null],
+    );
+    if (options.schema !== undefined) {
+      const found = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [options.schema]);
+      if (found.rowCount === 0) await client.query(`CREATE SCHEMA ${quoteIdentifier(options.schema)}`);
+    }
+    await client.query(CREATE_MIGRATIONS_TABLE);
+    const { rows } = await client.query<{ version: number }>(
+      'SELECT coalesce(max(version), 0) AS version FROM migrations',
+    );
+    const current = rows[0]?.version ?? 0;
+    if (current > migrations.length) {
+      throw new StoreError(
+        `the database ${where} has schema version ${current}, but this code knows versions up to ` +
+          `${migrations.length}: upgrade Wardrik to open it`,
+      );
+    }
+    const next = migrations[current];
+    if (next !== undefined) {
+      try {
+        await client.query(next.sql);
+        await client.query('INSERT INTO migrations (version, name) VALUES ($1, $2)', [next.version, next.name]);
+      } catch (cause) {
+        throw new StoreError(
+          `migrating ${where} failed at version ${next.version} (${next.name}): ${(cause as Error).message}`,
+          { cause },
+        );
+      }
+    }
+    await client.query('COMMIT');
+    return next?.version;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  }
+}
