@@ -42,6 +42,8 @@ export class StoreError extends family('store') {}
  * run; nothing is wrong with the store.
  */
 export class LeaseLostError extends family('lease_lost') {}
+/** Another node drives the run right now (it holds the run's lease): what was asked must go through it. */
+export class RunHeldElsewhereError extends family('run_held_elsewhere') {}
 /**
  * A run whose journal this Wardrik can't load (a record of a newer format, a corrupt record). It is
  * left as it is on disk, marked with the reason (`RunRow.attention`); it can still be cancelled.

@@ -22,6 +22,7 @@ export {
   ParkNotFoundError,
   PrincipalNotFoundError,
   RunEndedError,
+  RunHeldElsewhereError,
   RunNeedsAttentionError,
   RunNotFoundError,
   StaleParkAnswerError,

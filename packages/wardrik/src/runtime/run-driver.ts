@@ -14,7 +14,7 @@ import {
 } from '@wardrik/core';
 import type { Agent } from '../agent.js';
 import { toolDefinition } from '../agent.js';
-import { ModelError, StoreError } from '../errors.js';
+import { LeaseLostError, ModelError, StoreError } from '../errors.js';
 import {
   type EndStatus,
   JOURNAL_VERSION,
@@ -26,7 +26,7 @@ import {
 } from '../journal/records.js';
 import { applyRecord, type CallState, type RunState, tokensUsed } from '../journal/state.js';
 import type { ModelResponse, ModelToolDefinition } from '../model/model.js';
-import type { ParkRow, RunRow, Store } from '../store/store.js';
+import type { Lease, ParkRow, PendingAnswer, RunRow, RunWrite, Store } from '../store/store.js';
 import { WORKER_TOOL, type WorkerHub, type WorkerToolInfo } from '../workers/worker-hub.js';
 import { attemptCall } from './attempt-call.js';
 import { backoffDelay, type RetryPolicy, sleep } from './backoff.js';
@@ -58,7 +58,11 @@ export interface DriverDeps {
 }
 
 /** Why a driver stopped driving. */
-export type DriveOutcome = 'parked' | 'ended' | 'stopped';
+/**
+ * Why a driver stopped driving: the run parked or ended; the process stops it (`stopped`); or
+ * another node took the run over (`lost`: a write was refused for its lease).
+ */
+export type DriveOutcome = 'parked' | 'ended' | 'stopped' | 'lost';
 
 /** Thrown inside the driver to end the run as failed with a message for its caller. */
 class RunFailure extends Error {}
@@ -74,6 +78,10 @@ export class RunDriver {
   readonly state: RunState;
   readonly #agent: Agent;
   readonly #deps: DriverDeps;
+  /** This node's lease on the run: every write names it (see `RunStore.claimRun`). */
+  lease: Lease | undefined;
+  /** The cancel being acted on was requested by another node (its end clears the request). */
+  #cancelRequested = false;
   readonly #controller = new AbortController();
   #cancelReason: string | undefined;
   #offeredDefinitions:
@@ -157,6 +165,8 @@ export class RunDriver {
       }
     } catch (thrown) {
       if (this.#stopping()) return 'stopped';
+      // Another node took the run over: stop at once, writing nothing (it drives the run now).
+      if (LeaseLostError.isInstance(thrown)) return 'lost';
       // The store failed: nothing more can be journaled; the runtime stops and recovery goes on.
       if (StoreError.isInstance(thrown)) throw thrown;
       if (thrown instanceof RunFailure) return await this.#end('failed', { error: thrown.message });
@@ -174,16 +184,19 @@ export class RunDriver {
     return !this.ended && (this.state.openParks === 0 || this.#controller.signal.aborted);
   }
 
-  /** Cancels the run: an active one stops at once; a parked one ends here. */
-  async cancel(reason: string): Promise<void> {
+  /**
+   * Cancels the run: an active one stops at once; a parked one ends here. `requested`: the cancel
+   * came from another node through the store (`RunStore.requestCancel`); the run's end clears it.
+   */
+  async cancel(reason: string, options: { requested?: boolean } = {}): Promise<void> {
     this.#cancelReason = reason;
+    if (options.requested) this.#cancelRequested = true;
     this.#controller.abort(new Error(reason));
   }
 
   /** Ends a run that is not being driven (it is parked) as cancelled. */
-  async cancelParked(reason: string): Promise<void> {
-    this.#cancelReason = reason;
-    this.#controller.abort(new Error(reason));
+  async cancelParked(reason: string, options: { requested?: boolean } = {}): Promise<void> {
+    await this.cancel(reason, options);
     await this.#end('cancelled', { error: reason });
   }
 
@@ -209,6 +222,39 @@ export class RunDriver {
    */
   async answer(park: ParkRow, decision: ParkDecision, by: string): Promise<void> {
     const at = this.#deps.now();
+    const stored = this.#stamp(this.#answerRecords(park, decision, by, at));
+    const closeParks = this.ended ? this.#openParkIds().filter((id) => id !== park.id) : [];
+    await this.#deps.store.answerPark({
+      parkId: park.id,
+      decision,
+      by,
+      at,
+      write: this.#runWrite(stored, { row: true, closeParks }),
+    });
+    this.#emit(stored);
+  }
+
+  /**
+   * Journals a person's answer that another node recorded while this one held the run (the park
+   * is answered in the store already: see `RunStore.requestAnswer`), durably.
+   */
+  async recordAnswer(pending: PendingAnswer): Promise<void> {
+    const park = this.state.parks.get(pending.parkId);
+    if (park?.status !== 'open') {
+      // Journaled already (or its run moved on): only clear the request.
+      await this.#write([], true, { recordedAnswers: [pending.parkId] });
+      return;
+    }
+    const stored = this.#stamp(this.#answerRecords(park, pending.decision, pending.by, pending.at));
+    const closeParks = this.ended ? this.#openParkIds() : [];
+    await this.#deps.store.write(this.#runWrite(stored, { row: true, closeParks, recordedAnswers: [park.id] }), {
+      durable: true,
+    });
+    this.#emit(stored);
+  }
+
+  /** The records that journal a person's answer to `park`: its answer, and what it decides for the call or run. */
+  #answerRecords(park: Park, decision: ParkDecision, by: string, at: number): JournalRecord[] {
     const records: JournalRecord[] = [{ v: JOURNAL_VERSION, at, type: 'park-answered', parkId: park.id, decision, by }];
     const call = park.call ? this.state.callsById.get(park.call.callId) : undefined;
     if (call && decision.type === 'answer') {
@@ -222,16 +268,7 @@ export class RunDriver {
     } else if (decision.type === 'stop') {
       records.push(this.#endRecord('failed', { error: decision.reason ?? 'a person stopped the run at its budget' }));
     }
-    const stored = this.#stamp(records);
-    const closeParks = this.ended ? this.#openParkIds().filter((id) => id !== park.id) : [];
-    await this.#deps.store.answerPark({
-      parkId: park.id,
-      decision,
-      by,
-      at,
-      write: { runId: this.runId, records: stored, run: this.#row(), ...(closeParks.length ? { closeParks } : {}) },
-    });
-    this.#emit(stored);
+    return records;
   }
 
   #stopping(): boolean {
@@ -538,7 +575,11 @@ export class RunDriver {
   async #end(status: EndStatus, detail: { output?: string; error?: string | undefined }): Promise<'ended'> {
     if (this.ended) return 'ended'; // a run ends once
     const openParks = this.#openParkIds();
-    await this.#write([this.#endRecord(status, detail)], true, { row: true, closeParks: openParks });
+    await this.#write([this.#endRecord(status, detail)], true, {
+      row: true,
+      closeParks: openParks,
+      cancelTaken: status === 'cancelled' && this.#cancelRequested,
+    });
     return 'ended';
   }
 
@@ -572,24 +613,24 @@ export class RunDriver {
     return stored;
   }
 
-  async #write(
-    records: readonly JournalRecord[],
-    durable: boolean,
-    extra: { row?: boolean; parks?: readonly Park[]; closeParks?: readonly string[] } = {},
-  ): Promise<void> {
-    const openBefore = extra.closeParks;
+  async #write(records: readonly JournalRecord[], durable: boolean, extra: WriteExtras = {}): Promise<void> {
     const stored = this.#stamp(records);
-    await this.#deps.store.write(
-      {
-        runId: this.runId,
-        records: stored,
-        ...(extra.row ? { run: this.#row() } : {}),
-        ...(extra.parks ? { parks: extra.parks } : {}),
-        ...(openBefore?.length ? { closeParks: openBefore } : {}),
-      },
-      { durable },
-    );
+    await this.#deps.store.write(this.#runWrite(stored, extra), { durable });
     this.#emit(stored);
+  }
+
+  /** A write of this run: its records, what else `extra` says, and this node's lease on it. */
+  #runWrite(stored: readonly StoredRecord[], extra: WriteExtras): RunWrite {
+    return {
+      runId: this.runId,
+      records: stored,
+      ...(extra.row ? { run: this.#row() } : {}),
+      ...(extra.parks ? { parks: extra.parks } : {}),
+      ...(extra.closeParks?.length ? { closeParks: extra.closeParks } : {}),
+      ...(extra.recordedAnswers?.length ? { recordedAnswers: extra.recordedAnswers } : {}),
+      ...(extra.cancelTaken ? { cancelTaken: true } : {}),
+      ...(this.lease ? { lease: this.lease } : {}),
+    };
   }
 
   /** Tells followers how far a call has got (live only: progress is not journaled). */
@@ -680,4 +721,13 @@ function toldOfEdit(answer: Answer, call: CallState): Answer {
   const note = `A person (${call.editedBy}) edited the arguments before it ran; it ran with ${JSON.stringify(call.arguments)}`;
   if (answer.type === 'ok') return { ...answer, value: { note, result: answer.value } };
   return { ...answer, reason: `${note}. ${answer.reason}` };
+}
+
+/** What a write of the run carries besides its records. */
+interface WriteExtras {
+  readonly row?: boolean;
+  readonly parks?: readonly Park[];
+  readonly closeParks?: readonly string[];
+  readonly recordedAnswers?: readonly string[];
+  readonly cancelTaken?: boolean;
 }

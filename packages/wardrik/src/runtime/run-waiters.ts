@@ -24,6 +24,14 @@ export class RunWaiters<Result> {
     for (const waiter of list) waiter.resolve(result);
   }
 
+  /** Rejects everyone waiting for the run. */
+  reject(runId: string, error: unknown): void {
+    const list = this.#waiting.get(runId);
+    if (!list) return;
+    this.#waiting.delete(runId);
+    for (const waiter of list) waiter.reject(error);
+  }
+
   /** Rejects everyone waiting for any run with `error(runId)`. */
   rejectAll(error: (runId: string) => unknown): void {
     for (const [runId, list] of this.#waiting) {

@@ -1,13 +1,16 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { describeReason, type Label, type Measures } from '@wardrik/core';
 import { type Agent, checkBudget } from '../agent.js';
 import {
   AgentDefinitionError,
   AgentNotFoundError,
   InvalidInputError,
+  LeaseLostError,
   ParkAlreadyAnsweredError,
   ParkNotFoundError,
   RunEndedError,
+  RunHeldElsewhereError,
   RunNeedsAttentionError,
   RunNotFoundError,
   StaleParkAnswerError,
@@ -22,10 +25,11 @@ import {
 } from '../journal/records.js';
 import { applyRecord, emptyState, type RunState, rebuildState } from '../journal/state.js';
 import { checkJournal } from '../journal/versions.js';
-import type { ParkFilter, ParkRow, RunFilter, RunRow, RunStatus, Store } from '../store/store.js';
+import type { Lease, ParkFilter, ParkRow, RunFilter, RunRow, RunSignal, RunStatus, Store } from '../store/store.js';
 import { type HubOptions, WorkerHub } from '../workers/worker-hub.js';
 import { defaultModelRetry, defaultToolRetry, type RetryPolicy } from './backoff.js';
 import { EventHub, isJournaled, type RunEvent, type RunEventListener, recordEvent } from './events.js';
+import { Ownership } from './ownership.js';
 import { checkDecision } from './park-decision.js';
 import { checkPolicy, type Policy } from './policy.js';
 import { RestingRuns } from './resting-runs.js';
@@ -38,6 +42,10 @@ const RECOVERY_BATCH = 1_000;
 
 /** How many parked runs stay in memory after parking, for quick answers (the store stays the truth). */
 const RESTING_RUNS = 64;
+
+const DEFAULT_LEASE_MS = 5_000;
+const DEFAULT_MAX_RUNS = 10_000;
+const DEFAULT_CLAIM_INTERVAL_MS = 1_000;
 
 /** How to set up the runtime. */
 export interface WardrikOptions {
@@ -63,6 +71,21 @@ export interface WardrikOptions {
   readonly workers?: HubOptions;
   /** Server-wide policy: its rules are tried after each agent's own (see `Policy`). */
   readonly policy?: Policy;
+  /**
+   * This node's name, in the leases it holds (unique among the nodes sharing a store). Default:
+   * host, pid and a random part.
+   */
+  readonly node?: string;
+  /**
+   * How long a lease on a run lasts unless renewed (ms; renewed every third of it). On a store
+   * shared by many nodes this is how long a dead node's runs wait before another takes them
+   * over. Default 5 s.
+   */
+  readonly leaseMs?: number;
+  /** The most runs this node drives at once; the rest wait for it, or for another node. Default 10,000. */
+  readonly maxRuns?: number;
+  /** How often this node looks for runs to take over (a dead node's, or a request's). Default 1 s. */
+  readonly claimIntervalMs?: number;
 }
 
 /** How to start a run. */
@@ -144,6 +167,16 @@ export class Wardrik {
   readonly #failureListeners = new Set<(error: StoreError) => void>();
   #failure: StoreError | undefined;
   readonly #stopListening: () => void;
+  readonly #stopSignals: () => void;
+  readonly #ownership: Ownership;
+  readonly #maxRuns: number;
+  readonly #claimIntervalMs: number;
+  #claimTimer: NodeJS.Timeout | undefined;
+  /** The claim pass under way, if any (passes never overlap). */
+  #claiming: Promise<{ resumed: number; needAttention: number }> | undefined;
+  #claimAgain = false;
+  /** Followers of runs' events, told when a run's journal grows on another node. */
+  readonly #appendListeners = new Map<string, Set<(seq: number) => void>>();
   #closed = false;
 
   constructor(options: WardrikOptions) {
@@ -166,6 +199,30 @@ export class Wardrik {
       isAllowedForAgent: (agent, tool) => this.#allowed.get(agent)?.has(tool) === true,
     };
     this.#stopListening = options.store.onFailure((error) => this.#fail(error));
+    const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    if (!Number.isFinite(leaseMs) || leaseMs < 10) {
+      throw new InvalidInputError(`leaseMs: expected a number of ms of at least 10, got ${String(leaseMs)}`);
+    }
+    const node = options.node ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+    this.#ownership = new Ownership(
+      options.store,
+      { node, leaseMs },
+      {
+        lost: (runIds) => {
+          for (const runId of runIds) this.#lose(runId);
+        },
+        failed: (error) => this.#fail(error),
+      },
+    );
+    this.#maxRuns = options.maxRuns ?? DEFAULT_MAX_RUNS;
+    this.#claimIntervalMs = options.claimIntervalMs ?? DEFAULT_CLAIM_INTERVAL_MS;
+    this.#stopSignals = options.store.onRunSignal((signal) => this.#onSignal(signal));
+    this.#ownership.start();
+  }
+
+  /** This node's name, as its leases name it. */
+  get node(): string {
+    return this.#ownership.terms.node;
   }
 
   /**
@@ -235,6 +292,8 @@ export class Wardrik {
     // Held until it is driven: a cancel sent as soon as run-started is seen waits, then finds it driven.
     const release = await this.#locks.acquire(runId);
     try {
+      driver.lease = await this.#ownership.claim(runId);
+      if (!driver.lease) throw new StoreError(`run ${runId} is new, yet another node holds its lease`);
       await driver.begin({
         v: JOURNAL_VERSION,
         at: this.#deps.now(),
@@ -277,12 +336,21 @@ export class Wardrik {
   async wait(runId: string): Promise<RunResult> {
     this.#checkUsable();
     if (this.#drivers.has(runId)) return this.#waiters.wait(runId);
+    // Waiting first, then reading: a run that parks or ends on another node in between is not missed.
+    const waited = this.#waiters.wait(runId);
     const row = await this.store.getRun(runId);
-    if (!row) throw new RunNotFoundError(`no run ${JSON.stringify(runId)}`);
-    if (row.status !== 'running') return this.#result(row);
-    if (row.attention !== undefined) throw new RunNeedsAttentionError(`run ${runId} needs attention: ${row.attention}`);
-    // Being driven here now, or running but not driven yet (recovery will pick it up).
-    return this.#waiters.wait(runId);
+    if (!row) {
+      this.#waiters.reject(runId, new RunNotFoundError(`no run ${JSON.stringify(runId)}`));
+      return waited;
+    }
+    if (row.status === 'running' && row.attention !== undefined) {
+      this.#waiters.reject(runId, new RunNeedsAttentionError(`run ${runId} needs attention: ${row.attention}`));
+      return waited;
+    }
+    if (row.status !== 'running' && !this.#drivers.has(runId)) this.#waiters.settle(runId, await this.#result(row));
+    // Else it is driven here now, or elsewhere (its end reaches us as a signal), or waits for a node
+    // to take it over (recovery).
+    return waited;
   }
 
   /**
@@ -302,10 +370,16 @@ export class Wardrik {
       try {
         driver = await this.#load(runId);
       } catch (thrown) {
-        if (!RunNeedsAttentionError.isInstance(thrown)) throw thrown;
-        return this.#cancelUnloadable(runId, reason);
+        if (RunNeedsAttentionError.isInstance(thrown)) return this.#cancelUnloadable(runId, reason);
+        if (!RunHeldElsewhereError.isInstance(thrown)) throw thrown;
+        // Another node drives it: it acts on the request (and the end reaches our wait as a signal).
+        await this.#guard(this.store.requestCancel(runId, reason, this.#deps.now()));
+        return undefined;
       }
-      if (driver.ended) throw new RunEndedError(`run ${runId} has ended (${driver.state.status})`);
+      if (driver.ended) {
+        this.#afterLockedWrite(driver);
+        throw new RunEndedError(`run ${runId} has ended (${driver.state.status})`);
+      }
       await this.#guard(driver.cancelParked(reason));
       this.#settle(driver);
       return this.#stateResult(driver);
@@ -332,9 +406,23 @@ export class Wardrik {
     if (typeof options?.callHash !== 'string') {
       throw new StaleParkAnswerError('callHash: required; pass the park.callHash of the park you were shown');
     }
+    const by = options.by ?? 'local';
     await this.#locks.hold(park.runId, async () => {
       this.#checkOpen();
-      const driver = await this.#loadOrMark(park.runId);
+      let driver: RunDriver;
+      try {
+        driver = await this.#loadOrMark(park.runId);
+      } catch (thrown) {
+        if (!RunHeldElsewhereError.isInstance(thrown)) throw thrown;
+        // Another node drives the run: the answer is recorded now, and that node journals it.
+        await this.#guard(
+          this.store.requestAnswer({ parkId, decision: checked, by, at: this.#deps.now(), callHash: options.callHash }),
+        );
+        if (checked.type === 'approve' && checked.remember === 'agent' && park.call) {
+          await this.#rememberForAgent(park, by);
+        }
+        return;
+      }
       const current = driver.state.parks.get(parkId);
       if (current?.status !== 'open') {
         throw new ParkAlreadyAnsweredError(
@@ -344,16 +432,20 @@ export class Wardrik {
       if (current.callHash !== options.callHash) {
         throw new StaleParkAnswerError(`park ${parkId} now holds another call than the one answered; look at it again`);
       }
-      const by = options.by ?? 'local';
-      await this.#guard(driver.answer(park, checked, by));
+      await this.#guardDriver(driver, driver.answer(park, checked, by));
       if (checked.type === 'approve' && checked.remember === 'agent' && current.call) {
-        await this.#guard(
-          this.store.putAllowance({ agent: driver.state.agent, tool: current.call.name, by, at: Date.now(), parkId }),
-        );
-        this.#remember(driver.state.agent, current.call.name);
+        await this.#rememberForAgent(current, by);
       }
       this.#afterLockedWrite(driver);
     });
+  }
+
+  /** Records a person's standing decision for the park's tool and agent (`remember: 'agent'`). */
+  async #rememberForAgent(park: ParkRow | (ParkRow & { readonly status: string }), by: string): Promise<void> {
+    if (!park.call) return;
+    const agent = (await this.getRunSummary(park.runId)).agent;
+    await this.#guard(this.store.putAllowance({ agent, tool: park.call.name, by, at: Date.now(), parkId: park.id }));
+    this.#remember(agent, park.call.name);
   }
 
   /**
@@ -379,13 +471,15 @@ export class Wardrik {
     this.#checkOpen();
     return this.#locks.hold(runId, async () => {
       const driver = await this.#loadOrMark(runId);
-      if (driver.ended) throw new RunEndedError(`run ${runId} has ended (${driver.state.status})`);
-      const missing = labels.filter((label) => !driver.state.labels.includes(label));
-      if (missing.length) throw new InvalidInputError(`labels: the run does not carry ${missing.join(', ')}`);
-      await this.#guard(driver.releaseLabels(labels, options.by, options.reason));
-      const result = this.#stateResult(driver);
-      this.#afterLockedWrite(driver);
-      return result;
+      try {
+        if (driver.ended) throw new RunEndedError(`run ${runId} has ended (${driver.state.status})`);
+        const missing = labels.filter((label) => !driver.state.labels.includes(label));
+        if (missing.length) throw new InvalidInputError(`labels: the run does not carry ${missing.join(', ')}`);
+        await this.#guardDriver(driver, driver.releaseLabels(labels, options.by, options.reason));
+        return this.#stateResult(driver);
+      } finally {
+        this.#afterLockedWrite(driver);
+      }
     });
   }
 
@@ -451,6 +545,12 @@ export class Wardrik {
       queue.push(event);
       wake?.();
     });
+    // Driven on another node: its journal grows there, and the store says so.
+    let appendedUpTo = 0;
+    const stopAppended = this.#onAppended(runId, (seq) => {
+      appendedUpTo = Math.max(appendedUpTo, seq);
+      wake?.();
+    });
     const onAbort = () => wake?.();
     options.signal?.addEventListener('abort', onAbort);
     try {
@@ -466,6 +566,13 @@ export class Wardrik {
       // that ends after it was read has its end in the journal just loaded, or in the queue.)
       if (isEnded(row.status)) return;
       for (;;) {
+        if (appendedUpTo > last) {
+          for (const stored of await this.store.loadJournal(runId, last)) {
+            last = stored.seq;
+            yield recordEvent(stored);
+            if (stored.record.type === 'run-ended') return;
+          }
+        }
         while (queue.length) {
           const event = queue.shift() as RunEvent;
           if (isJournaled(event) && event.seq <= last) {
@@ -477,6 +584,7 @@ export class Wardrik {
           if (event.type === 'run-ended') return;
         }
         if (options.signal?.aborted) return;
+        if (appendedUpTo > last) continue;
         await new Promise<void>((resolve) => {
           wake = resolve;
         });
@@ -484,48 +592,101 @@ export class Wardrik {
       }
     } finally {
       unsubscribe();
+      stopAppended();
       options.signal?.removeEventListener('abort', onAbort);
     }
   }
 
   /**
-   * Re-drives the runs that were running when the process stopped: a call with an intent but no
-   * answer is repeated if repeatable and otherwise parked `in_doubt`; a lost model step is made again.
+   * Re-drives the runs that were running when the process stopped — or, on a store shared by many
+   * nodes, that a node lost: a call with an intent but no answer is repeated if repeatable and
+   * otherwise parked `in_doubt`; a lost model step is made again. From then on this node keeps
+   * looking for runs to take over (`claimIntervalMs`), up to `maxRuns` driven at once.
    */
   async recover(): Promise<{ resumed: number; needAttention: number }> {
     this.#checkOpen();
-    const rows = await this.store.listRuns({ status: 'running' });
+    const counts = await this.#claimPass();
+    if (!this.#claimTimer && !this.#closed) {
+      this.#claimTimer = setInterval(() => this.#claimSoon(), this.#claimIntervalMs);
+      this.#claimTimer.unref();
+    }
+    return counts;
+  }
+
+  /** Starts a claim pass, or asks the one under way to go round once more. */
+  #claimSoon(): void {
+    if (this.#closed || this.#failure) return;
+    if (this.#claiming) {
+      this.#claimAgain = true;
+      return;
+    }
+    this.#claimPass().catch((thrown: unknown) => {
+      if (StoreError.isInstance(thrown)) this.#fail(thrown);
+    });
+  }
+
+  /**
+   * Takes over the runs that need driving and nobody holds, a batch at a time, until none is left
+   * or `maxRuns` are driven. A batch is loaded before it is driven: reads flush pending writes, so
+   * loading while the runs already taken are writing would cost a commit per run. Each run's lock
+   * is held from its load to its drive, so an answer or a cancel meanwhile waits, then finds it driven.
+   */
+  #claimPass(): Promise<{ resumed: number; needAttention: number }> {
+    if (this.#claiming) return this.#claiming;
+    const pass = (async () => {
+      let resumed = 0;
+      let needAttention = 0;
+      do {
+        this.#claimAgain = false;
+        for (;;) {
+          const room = Math.min(RECOVERY_BATCH, this.#maxRuns - this.#drivers.size);
+          const leases = await this.#ownership.claimMany(room);
+          const counts = await this.#takeOver(leases);
+          resumed += counts.resumed;
+          needAttention += counts.needAttention;
+          if (leases.length < room || room <= 0) break;
+        }
+        await this.loadAllowances();
+      } while (this.#claimAgain && !this.#closed);
+      return { resumed, needAttention };
+    })();
+    this.#claiming = pass;
+    return pass.finally(() => {
+      this.#claiming = undefined;
+    });
+  }
+
+  /** Loads the runs just claimed, acts on their requests, and drives those that can go on. */
+  async #takeOver(leases: readonly Lease[]): Promise<{ resumed: number; needAttention: number }> {
     let resumed = 0;
     let needAttention = 0;
-    // Load a batch before driving it: reads flush pending writes, so loading while the runs
-    // already recovered are writing would cost a commit per run. Each run's lock is held from its
-    // load to its drive, so that an answer or a cancel meanwhile waits and then finds it driven.
-    for (let from = 0; from < rows.length; from += RECOVERY_BATCH) {
-      const loaded: RunDriver[] = [];
-      const releases: Array<() => void> = [];
-      try {
-        for (const row of rows.slice(from, from + RECOVERY_BATCH)) {
-          if (!this.#agents.has(row.agent)) continue;
-          releases.push(await this.#locks.acquire(row.id));
-          if (this.#drivers.has(row.id)) continue;
-          try {
-            const driver = await this.#load(row.id, row);
-            if (!driver.ended && driver.state.openParks === 0) loaded.push(driver);
-          } catch (thrown) {
-            if (!RunNeedsAttentionError.isInstance(thrown)) throw thrown;
-            // One run that can't be loaded must not keep the others from being recovered.
-            await this.#markAttention(row, thrown.message);
-            needAttention += 1;
-          }
+    const loaded: RunDriver[] = [];
+    const releases: Array<() => void> = [];
+    try {
+      for (const lease of leases) {
+        releases.push(await this.#locks.acquire(lease.runId));
+        if (this.#drivers.has(lease.runId)) continue;
+        try {
+          const driver = await this.#load(lease.runId, { lease });
+          await this.#applyRequests(driver);
+          if (!driver.ended && driver.state.openParks === 0) loaded.push(driver);
+          else this.#afterLockedWrite(driver);
+        } catch (thrown) {
+          if (!RunNeedsAttentionError.isInstance(thrown)) throw thrown;
+          // One run that can't be loaded must not keep the others from being recovered. Its lease
+          // stays with this node, so that nodes don't take turns failing to load it.
+          const row = await this.store.getRun(lease.runId);
+          if (row && row.attention === undefined) await this.#markAttention(row, thrown.message, lease);
+          needAttention += 1;
         }
-        for (const driver of loaded) {
-          if (this.#drivers.has(driver.runId)) continue;
-          this.#drive(driver);
-          resumed += 1;
-        }
-      } finally {
-        for (const release of releases) release();
       }
+      for (const driver of loaded) {
+        if (this.#drivers.has(driver.runId)) continue;
+        this.#drive(driver);
+        resumed += 1;
+      }
+    } finally {
+      for (const release of releases) release();
     }
     return { resumed, needAttention };
   }
@@ -542,11 +703,16 @@ export class Wardrik {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    if (this.#claimTimer) clearInterval(this.#claimTimer);
+    this.#ownership.stop();
     for (const driver of this.#drivers.values()) driver.stop();
     this.workers.close();
-    await Promise.allSettled([...this.#driving.values(), this.#locks.idle()]);
+    await Promise.allSettled([...this.#driving.values(), this.#locks.idle(), this.#claiming]);
+    // Other nodes may take over at once what this one drove (on one node: recovery, next start).
+    if (!this.#failure) await this.#ownership.releaseAll();
     this.#resting.clear();
     this.#stopListening();
+    this.#stopSignals();
     this.#waiters.rejectAll(
       (runId) => new InvalidInputError(`this Wardrik closed before run ${runId} ended or parked`),
     );
@@ -576,6 +742,8 @@ export class Wardrik {
   #fail(error: StoreError): void {
     if (this.#failure) return;
     this.#failure = error;
+    if (this.#claimTimer) clearInterval(this.#claimTimer);
+    this.#ownership.stop();
     for (const driver of this.#drivers.values()) driver.stop();
     this.#resting.clear();
     this.#waiters.rejectAll(() => error);
@@ -612,22 +780,37 @@ export class Wardrik {
    * The run's driver: the one driving it in memory, or one rebuilt from the journal (which is
    * kept in memory only if it is then driven).
    */
-  async #load(runId: string, known?: RunRow): Promise<RunDriver> {
+  async #load(runId: string, options: { known?: RunRow; lease?: Lease } = {}): Promise<RunDriver> {
     const active = this.#drivers.get(runId);
     if (active) return active;
-    const rested = this.#resting.take(runId);
-    if (rested) {
-      // Bring it up to date with what its journal gained since it rested (nothing, on one node).
-      const newer = checkJournal(runId, await this.store.loadJournal(runId, rested.state.lastSeq));
-      try {
-        for (const stored of newer) applyRecord(rested.state, stored.seq, stored.record);
-      } catch (thrown) {
-        throw new RunNeedsAttentionError(`run ${runId} cannot be loaded: ${describeReason(thrown)}`, {
-          cause: thrown,
-        });
-      }
-      return rested;
+    const lease = options.lease ?? (await this.#ownership.claim(runId));
+    if (!lease) throw new RunHeldElsewhereError(`run ${runId} is driven by another node right now`);
+    try {
+      const driver = (await this.#rested(runId)) ?? (await this.#rebuilt(runId, options.known));
+      driver.lease = lease;
+      return driver;
+    } catch (thrown) {
+      // A run that can't be loaded keeps its lease here (see #takeOver); any other failure gives it back.
+      if (!RunNeedsAttentionError.isInstance(thrown)) await this.#ownership.release(lease).catch(() => {});
+      throw thrown;
     }
+  }
+
+  /** The run resting here since it parked, brought up to date with what its journal gained since. */
+  async #rested(runId: string): Promise<RunDriver | undefined> {
+    const rested = this.#resting.take(runId);
+    if (!rested) return undefined;
+    const newer = checkJournal(runId, await this.store.loadJournal(runId, rested.state.lastSeq));
+    try {
+      for (const stored of newer) applyRecord(rested.state, stored.seq, stored.record);
+    } catch (thrown) {
+      throw new RunNeedsAttentionError(`run ${runId} cannot be loaded: ${describeReason(thrown)}`, { cause: thrown });
+    }
+    return rested;
+  }
+
+  /** The run rebuilt from its journal. */
+  async #rebuilt(runId: string, known?: RunRow): Promise<RunDriver> {
     const row = known ?? (await this.store.getRun(runId));
     if (!row) throw new RunNotFoundError(`no run ${JSON.stringify(runId)}`);
     const agent = this.#agent(row.agent);
@@ -643,8 +826,9 @@ export class Wardrik {
 
   /** `#load`, marking the run as needing attention (with why) if its journal can't be loaded. */
   async #loadOrMark(runId: string): Promise<RunDriver> {
+    let driver: RunDriver;
     try {
-      return await this.#load(runId);
+      driver = await this.#load(runId);
     } catch (thrown) {
       if (RunNeedsAttentionError.isInstance(thrown)) {
         const row = await this.store.getRun(runId);
@@ -652,12 +836,21 @@ export class Wardrik {
       }
       throw thrown;
     }
+    // Answers and a cancel another node left for the run go first (journaled in the order given).
+    await this.#applyRequests(driver);
+    return driver;
   }
 
-  /** Notes on a run's row why its journal can't be loaded; the journal itself is never rewritten. */
-  async #markAttention(row: RunRow, reason: string): Promise<void> {
+  /**
+   * Notes on a run's row why its journal can't be loaded; the journal itself is never rewritten.
+   * Written under the run's lease when this node holds it.
+   */
+  async #markAttention(row: RunRow, reason: string, lease?: Lease): Promise<void> {
     await this.#guard(
-      this.store.write({ runId: row.id, records: [], run: { ...row, attention: reason } }, { durable: true }),
+      this.store.write(
+        { runId: row.id, records: [], run: { ...row, attention: reason }, ...(lease ? { lease } : {}) },
+        { durable: true },
+      ),
     );
   }
 
@@ -683,17 +876,21 @@ export class Wardrik {
     const open = await this.store.listParks({ runId, status: 'open' });
     const { attention: _attention, ...rest } = row;
     const run: RunRow = { ...rest, status: 'cancelled', error: reason, updatedAt: at };
+    const lease = await this.#ownership.claim(runId);
+    if (!lease) throw new RunHeldElsewhereError(`run ${runId} is held by another node right now`);
     await this.#guard(
       this.store.write(
         {
           runId,
           records: [{ runId, seq, record: ended }],
           run,
+          lease,
           ...(open.length ? { closeParks: open.map((park) => park.id) } : {}),
         },
         { durable: true },
       ),
     );
+    await this.#ownership.release(lease);
     this.#hub.emit(recordEvent({ runId, seq, record: ended }));
     return this.#result(run);
   }
@@ -707,7 +904,112 @@ export class Wardrik {
     if (driver.ended) this.#settle(driver);
     else if (this.#driving.has(driver.runId)) return;
     else if (driver.state.openParks === 0) this.#drive(driver);
-    else this.#resting.put(driver); // still parked: keep it at hand for the next answer
+    else this.#rest(driver); // still parked: keep it at hand for the next answer
+  }
+
+  /** A parked run nobody drives: kept at hand for a while, its lease given up for any node to take. */
+  #rest(driver: RunDriver): void {
+    this.#resting.put(driver);
+    this.#releaseLease(driver);
+  }
+
+  /** Gives the run's lease up (it parked or ended): any node may take the run when it needs driving. */
+  #releaseLease(driver: RunDriver): void {
+    const lease = driver.lease;
+    if (!lease) return;
+    driver.lease = undefined;
+    this.#ownership.release(lease).catch((thrown: unknown) => {
+      if (StoreError.isInstance(thrown)) this.#fail(thrown);
+    });
+  }
+
+  /**
+   * This node lost the run's lease (it expired, or another node took the run over): stop driving
+   * it at once, writing nothing. Whoever waits for it hears of its end through the store.
+   */
+  #lose(runId: string): void {
+    this.#ownership.forget(runId);
+    this.#resting.delete(runId);
+    const driver = this.#drivers.get(runId);
+    if (!driver) return;
+    driver.lease = undefined;
+    driver.stop();
+  }
+
+  /** What the store signals: requests for runs driven here, runs to take over, journals that grew. */
+  #onSignal(signal: RunSignal): void {
+    if (this.#closed || this.#failure) return;
+    if (signal.type === 'claimable') {
+      this.#claimSoon();
+      return;
+    }
+    if (signal.type === 'requested') {
+      if (!this.#drivers.has(signal.runId)) return;
+      this.#locks
+        .hold(signal.runId, async () => {
+          const driver = this.#drivers.get(signal.runId);
+          if (!driver) return;
+          await this.#applyRequests(driver);
+          this.#afterLockedWrite(driver);
+        })
+        .catch(() => {
+          // A store failure has failed the runtime; a lost lease stopped the driver.
+        });
+      return;
+    }
+    for (const listener of this.#appendListeners.get(signal.runId) ?? []) listener(signal.seq ?? 0);
+    // Waited for here but driven elsewhere: its end (or park) reaches us this way.
+    if (this.#waiters.has(signal.runId) && !this.#drivers.has(signal.runId)) {
+      this.store
+        .getRun(signal.runId)
+        .then(async (row) => {
+          if (row && row.status !== 'running' && !this.#drivers.has(row.id)) {
+            this.#waiters.settle(row.id, await this.#result(row));
+          }
+        })
+        .catch(() => {});
+    }
+  }
+
+  /** Calls `listener` with the run's last seq each time its journal grows on another node. */
+  #onAppended(runId: string, listener: (seq: number) => void): () => void {
+    let listeners = this.#appendListeners.get(runId);
+    if (!listeners) {
+      listeners = new Set();
+      this.#appendListeners.set(runId, listeners);
+    }
+    const set = listeners;
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0 && this.#appendListeners.get(runId) === set) this.#appendListeners.delete(runId);
+    };
+  }
+
+  /**
+   * Acts on what other nodes left for the run while this one held it: journals their answers (in
+   * the order given) and a requested cancel. The caller holds the run's lock.
+   */
+  async #applyRequests(driver: RunDriver): Promise<void> {
+    const requests = await this.store.requests(driver.runId);
+    for (const answer of requests.answers) await this.#guardDriver(driver, driver.recordAnswer(answer));
+    if (requests.cancel && !driver.ended) {
+      if (this.#driving.has(driver.runId)) await driver.cancel(requests.cancel.reason, { requested: true });
+      else await this.#guardDriver(driver, driver.cancelParked(requests.cancel.reason, { requested: true }));
+    }
+  }
+
+  /** `#guard`, and a lost lease stops this node driving the run before the error goes on. */
+  async #guardDriver<T>(driver: RunDriver, write: Promise<T>): Promise<T> {
+    try {
+      return await this.#guard(write);
+    } catch (thrown) {
+      if (LeaseLostError.isInstance(thrown)) {
+        this.#lose(driver.runId);
+        throw new RunHeldElsewhereError(`run ${driver.runId} was taken over by another node`, { cause: thrown });
+      }
+      throw thrown;
+    }
   }
 
   #drive(driver: RunDriver): void {
@@ -741,8 +1043,11 @@ export class Wardrik {
       }
       if (outcome === 'parked' && driver.mustGoOn) continue;
       this.#driving.delete(runId);
-      if (outcome === 'stopped') this.#drivers.delete(runId);
-      else this.#settle(driver);
+      if (outcome === 'stopped' || outcome === 'lost') {
+        // Stopped (the process stops, or another node took the run over): nothing settles here.
+        this.#drivers.delete(runId);
+        if (outcome === 'lost') this.#ownership.forget(runId);
+      } else this.#settle(driver);
       return;
     }
   }
@@ -750,8 +1055,11 @@ export class Wardrik {
   /** The run parked or ended: free its memory (a parked run may rest a while) and tell whoever waits. */
   #settle(driver: RunDriver): void {
     this.#drivers.delete(driver.runId);
-    if (!driver.ended) this.#resting.put(driver);
-    else this.#resting.delete(driver.runId);
+    if (!driver.ended) this.#rest(driver);
+    else {
+      this.#resting.delete(driver.runId);
+      this.#releaseLease(driver);
+    }
     if (this.#waiters.has(driver.runId)) this.#waiters.settle(driver.runId, this.#stateResult(driver));
   }
 

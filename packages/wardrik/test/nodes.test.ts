@@ -1,0 +1,213 @@
+/*
+ * Several nodes on one store (issue 13): runtimes sharing one MemoryStore, which keeps leases,
+ * requests and signals as a store shared by many processes does (PostgreSQL). A park answered on
+ * any node resumes its run; an answer or a cancel for a run another node drives reaches it; a
+ * run's events and its end reach other nodes; a node that loses a run's lease never writes to it
+ * again, and the node that takes it over recovers it as a restart would.
+ */
+import { ok, park, tool } from '@wardrik/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createWardrik, defineAgent, type RunEvent, type Wardrik } from '../src/index.js';
+import { rebuildState } from '../src/journal/state.js';
+import { lastToolResults, MemoryStore, ScriptedModel } from '../src/testing/index.js';
+import { until } from './helpers.js';
+
+let executed: string[] = [];
+let release: (() => void) | undefined;
+const opened: Wardrik[] = [];
+afterEach(async () => {
+  release?.();
+  sent?.();
+  await Promise.all(opened.splice(0).map((wardrik) => wardrik.close()));
+  executed = [];
+  release = undefined;
+  sent = undefined;
+});
+
+/** Parks until a person says run it. */
+const refund = tool({
+  name: 'refund',
+  description: 'Refund an order; waits for a person.',
+  schema: { order: { type: 'string', required: true } },
+  run: ({ order }, context) => {
+    if (!context.approval) return park(`refund of ${order} needs a person`);
+    executed.push(`refund ${order} on ${context.runId}`);
+    return ok({ refunded: order });
+  },
+});
+/** Read-only, and slow until the test releases it. */
+const lookup = tool({
+  name: 'lookup',
+  description: 'Look an order up.',
+  schema: { order: { type: 'string', required: true } },
+  annotations: { readOnly: true },
+  run: async ({ order }) => {
+    await new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    return { order, status: 'shipped' };
+  },
+});
+/** Not repeatable, and answers only when the test says (`sent`). */
+let sent: (() => void) | undefined;
+const sendEmail = tool({
+  name: 'send_email',
+  description: 'Send an email.',
+  schema: {},
+  run: async () => {
+    executed.push('send_email');
+    await new Promise<void>((resolve) => {
+      sent = resolve;
+    });
+    return 'sent by the first node';
+  },
+});
+
+function agent(calls: Array<{ name: string; arguments: object }>) {
+  const model = new ScriptedModel([
+    { toolCalls: calls },
+    (request) => ({ text: `done: ${JSON.stringify(lastToolResults(request).map((message) => message.content))}` }),
+  ]);
+  return defineAgent({ name: 'clerk', instructions: '', model, tools: [refund, lookup, sendEmail] });
+}
+
+async function node(
+  store: MemoryStore,
+  name: string,
+  calls: Array<{ name: string; arguments: object }>,
+  options: { leaseMs?: number } = {},
+) {
+  const wardrik = await createWardrik({
+    store,
+    agents: [agent(calls)],
+    node: name,
+    leaseMs: options.leaseMs ?? 60_000,
+    claimIntervalMs: 20,
+  });
+  opened.push(wardrik);
+  return wardrik;
+}
+
+async function checkJournal(wardrik: Wardrik, runId: string): Promise<void> {
+  const run = await wardrik.getRun(runId);
+  expect(run.journal.map((each) => each.seq)).toEqual(run.journal.map((_, index) => index + 1));
+  expect(rebuildState(runId, run.journal).status).toBe(run.status);
+}
+
+describe('several nodes on one store', () => {
+  it('a park made on node A is answered on node B, which drives the run to its end', async () => {
+    const store = new MemoryStore();
+    const calls = [{ name: 'refund', arguments: { order: 'A1' } }];
+    const [a, b] = [await node(store, 'a', calls), await node(store, 'b', calls)];
+    const parked = await a.run('clerk', 'refund please');
+    expect(parked.status).toBe('parked');
+    const [held] = parked.parks;
+    await b.answerPark(held!.id, { type: 'retry' }, { callHash: held!.callHash, by: 'bob' });
+    expect(await b.wait(parked.runId)).toMatchObject({ status: 'completed' });
+    expect(await a.wait(parked.runId)).toMatchObject({ status: 'completed' });
+    expect(executed).toEqual([`refund A1 on ${parked.runId}`]);
+    await checkJournal(b, parked.runId);
+  });
+
+  it('a park answered on node B while node A still runs the step’s other call: A journals the answer and finishes', async () => {
+    const store = new MemoryStore();
+    const calls = [
+      { name: 'refund', arguments: { order: 'A1' } },
+      { name: 'lookup', arguments: { order: 'A1' } },
+    ];
+    const [a, b] = [await node(store, 'a', calls), await node(store, 'b', calls)];
+    const { runId } = await a.start('clerk', 'refund please');
+    await until(async () => (await store.listParks({ runId, status: 'open' })).length === 1);
+    const [held] = await store.listParks({ runId, status: 'open' });
+    // A holds the run (its lookup is running): B's answer is a request A acts on.
+    await b.answerPark(held!.id, { type: 'retry' }, { callHash: held!.callHash, by: 'bob' });
+    expect((await store.getPark(held!.id))?.status).toBe('answered');
+    await until(() => release !== undefined);
+    release?.();
+    expect(await a.wait(runId)).toMatchObject({ status: 'completed' });
+    expect(executed).toEqual([`refund A1 on ${runId}`]);
+    const journal = (await a.getRun(runId)).journal.map((each) => each.record);
+    expect(journal.filter((record) => record.type === 'park-answered')).toMatchObject([{ by: 'bob' }]);
+    await checkJournal(a, runId);
+  });
+
+  it('a cancel sent to node B for a run node A drives reaches A; B hears how it ended', async () => {
+    const store = new MemoryStore();
+    const calls = [{ name: 'lookup', arguments: { order: 'A1' } }];
+    const [a, b] = [await node(store, 'a', calls), await node(store, 'b', calls)];
+    const { runId } = await a.start('clerk', 'look it up');
+    await until(() => release !== undefined);
+    const cancelled = await b.cancel(runId, 'changed my mind');
+    expect(cancelled).toMatchObject({ status: 'cancelled', error: 'changed my mind' });
+    expect(await a.wait(runId)).toMatchObject({ status: 'cancelled' });
+    expect(await store.requests(runId)).toEqual({ answers: [] });
+    await checkJournal(a, runId);
+  });
+
+  it("a run's events are followed live on another node", async () => {
+    const store = new MemoryStore();
+    const calls = [{ name: 'lookup', arguments: { order: 'A1' } }];
+    const [a, c] = [await node(store, 'a', calls), await node(store, 'c', calls)];
+    const { runId } = await a.start('clerk', 'look it up');
+    const seen: RunEvent[] = [];
+    const following = (async () => {
+      for await (const event of c.follow(runId)) seen.push(event);
+    })();
+    await until(() => release !== undefined);
+    release?.();
+    await following;
+    expect(seen.map((event) => event.type)).toEqual([
+      'run-started',
+      'model-step',
+      'call-started',
+      'call-answered',
+      'model-step',
+      'run-ended',
+    ]);
+  });
+
+  it('a node that loses a lease stops at once and never writes again; the node taking over recovers the run', async () => {
+    let clock = 1_000_000;
+    const store = new MemoryStore({ now: () => clock });
+    const calls = [{ name: 'send_email', arguments: {} }];
+    const a = await node(store, 'a', calls, { leaseMs: 1_000 });
+    const { runId } = await a.start('clerk', 'mail them');
+    await until(() => executed.includes('send_email'));
+    // A stops renewing (paused): its lease runs out by the store's clock, and B takes the run over.
+    clock += 60_000;
+    const b = await node(store, 'b', calls, { leaseMs: 1_000 });
+    const result = await b.wait(runId);
+    // The email may have been sent: B never sends it again on its own, it asks a person.
+    expect(result).toMatchObject({ status: 'parked', parks: [{ kind: 'in_doubt', call: { name: 'send_email' } }] });
+    expect(executed).toEqual(['send_email']);
+    // A learns at its next renewal that it lost the run, and stops driving it.
+    await until(() => a.activeRuns === 0, 10_000);
+    await checkJournal(b, runId);
+    const [inDoubt] = result.parks;
+    await b.answerPark(inDoubt!.id, { type: 'answer', value: 'sent' }, { callHash: inDoubt!.callHash });
+    expect(await b.wait(runId)).toMatchObject({ status: 'completed', output: 'done: ["sent"]' });
+    await checkJournal(b, runId);
+  });
+
+  it('a paused node that wakes after its run was taken over cannot append to it (its lease is fenced)', async () => {
+    let clock = 1_000_000;
+    const store = new MemoryStore({ now: () => clock });
+    const calls = [{ name: 'send_email', arguments: {} }];
+    // A renews only every 20 s: within this test it never notices on its own that it lost the run.
+    const a = await node(store, 'a', calls, { leaseMs: 60_000 });
+    const { runId } = await a.start('clerk', 'mail them');
+    await until(() => sent !== undefined);
+    const pausedSend = sent;
+    clock += 120_000; // A was paused past its lease
+    const b = await node(store, 'b', calls, { leaseMs: 60_000 });
+    const taken = await b.wait(runId);
+    expect(taken).toMatchObject({ status: 'parked', parks: [{ kind: 'in_doubt' }] });
+    const before = (await b.getRun(runId)).journal.length;
+    pausedSend?.(); // A wakes up: its tool answers, and A tries to journal the answer
+    await until(() => a.activeRuns === 0, 10_000);
+    const after = (await b.getRun(runId)).journal;
+    expect(after).toHaveLength(before);
+    expect(after.some((each) => each.record.type === 'call-answered')).toBe(false);
+    await checkJournal(b, runId);
+  });
+});
