@@ -1,7 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { memoryStore } from '../src/store/memory-store.js';
+import { type PostgresStore, type PostgresStoreOptions, postgresStore } from '../src/store/postgres/postgres-store.js';
 import { sqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../src/store/store.js';
 
@@ -17,6 +20,49 @@ export interface StoreFactory {
   readonly leasesExpire: boolean;
 }
 
+/**
+ * The PostgreSQL the tests use: 127.0.0.1:5432, database test, user postgres, trust auth (`.ci/run`
+ * starts it). WARDRIK_TEST_DATABASE_URL points them elsewhere.
+ */
+export const TEST_DATABASE_URL = process.env['WARDRIK_TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** A fresh schema name, so that every test store (and test file) has tables of its own. */
+export function testSchemaName(): string {
+  return `wardrik_test_${randomBytes(6).toString('hex')}`;
+}
+
+/** Drops a test schema and everything in it. */
+export async function dropTestSchema(schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * A PostgreSQL store in a fresh schema of its own (or `options.schema`), with a small pool (test
+ * files run in parallel on one server). Closing it drops the schema, unless `keepSchema`.
+ */
+export function openPostgresTestStore(
+  options: PostgresStoreOptions & { keepSchema?: boolean; pool?: pg.PoolConfig } = {},
+): PostgresStore {
+  const { keepSchema, pool, ...storeOptions } = options;
+  const schema = storeOptions.schema ?? testSchemaName();
+  const store = postgresStore({ connectionString: TEST_DATABASE_URL, max: 4, ...pool }, { ...storeOptions, schema });
+  const close = store.close.bind(store);
+  store.close = async () => {
+    try {
+      await close();
+    } finally {
+      if (!keepSchema) await dropTestSchema(schema);
+    }
+  };
+  return store;
+}
+
 /** Every adapter the store contract runs on. */
 export const storeFactories: readonly StoreFactory[] = [
   {
@@ -25,4 +71,5 @@ export const storeFactories: readonly StoreFactory[] = [
     leasesExpire: false,
   },
   { name: 'MemoryStore', open: () => memoryStore(), leasesExpire: true },
+  { name: 'PostgresStore', open: () => openPostgresTestStore(), leasesExpire: true },
 ];

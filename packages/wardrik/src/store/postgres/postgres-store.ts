@@ -164,6 +164,9 @@ export class PostgresStore implements Store {
     this.#pool = new pg.Pool(config);
     // An idle connection that breaks (a server restart) is dropped by the pool; the next call opens another.
     this.#pool.on('error', () => {});
+    // A connection that breaks while checked out emits 'error' besides failing its query: without a
+    // listener that would crash the process. The query's rejection is what the store acts on.
+    this.#pool.on('connect', (client) => client.on('error', () => {}));
     this.#signalTarget = { channel: signalChannel(this.schema), source: randomUUID() };
     this.#signals = new Signals({ ...this.#signalTarget, config, setup: this.#setup });
     this.#group = new GroupCommit<SerializedWrite>({
