@@ -102,13 +102,12 @@ describe('PostgresStore group commit', () => {
     await store.write({ runId: 'a', records: [record('a', 1), record('a', 2)] }, { durable: false });
     await vi.waitFor(async () => expect(await disk.journalCount()).toBe(2), { timeout: 10_000 });
 
+    // A store closed before anything else: close migrates, then flushes.
     const slow = openPostgresTestStore({ flushIntervalMs: 60_000, keepSchema: true });
     opened.push({ close: () => dropTestSchema(slow.schema as string) });
-    await slow.migrate();
-    const slowDisk = await peek(slow);
     await slow.write({ runId: 'b', records: [record('b', 1)] }, { durable: false });
-    expect(await slowDisk.journalCount('b')).toBe(0);
     await slow.close();
+    const slowDisk = await peek(slow);
     expect(await slowDisk.journalCount('b')).toBe(1);
   });
 

@@ -487,7 +487,7 @@ export class PostgresStore implements Store {
   #whenReady(): Promise<void> {
     this.#ready ??= this.#call('migrating the schema', (client) => migratePostgres(client, this.#migrateOptions()), {
       retry: true,
-      beforeReady: true,
+      internal: true,
     }).then(
       () => undefined,
       (error: unknown) => {
@@ -534,15 +534,18 @@ export class PostgresStore implements Store {
 
   /**
    * Runs `query` on a pooled connection (after migrating). With `retry`, a dropped connection or a
-   * restart is tried again a few times: for calls that may safely run twice.
+   * restart is tried again a few times: for calls that may safely run twice. `internal`: the
+   * store's own work (migrating, for a flush that may run while closing), neither checked nor migrated first.
    */
   async #call<T>(
     what: string,
     query: (client: pg.PoolClient) => Promise<T>,
-    options: { retry: boolean; beforeReady?: boolean },
+    options: { retry: boolean; internal?: boolean },
   ): Promise<T> {
-    this.#checkUsable();
-    if (!options.beforeReady) await this.#whenReady();
+    if (!options.internal) {
+      this.#checkUsable();
+      await this.#whenReady();
+    }
     const tries = options.retry ? this.#readRetries + 1 : 1;
     for (let attempt = 1; ; attempt += 1) {
       const client = await this.#connect(what);
