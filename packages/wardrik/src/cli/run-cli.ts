@@ -6,6 +6,7 @@ import { answer } from './commands/answer.js';
 import { cancel } from './commands/cancel.js';
 import { follow } from './commands/follow.js';
 import { init } from './commands/init.js';
+import { migrate } from './commands/migrate.js';
 import { parks } from './commands/parks.js';
 import { release } from './commands/release.js';
 import { run } from './commands/run.js';
@@ -33,6 +34,7 @@ export const COMMANDS: readonly Command[] = [
   agents,
   workers,
   tokens,
+  migrate,
 ];
 
 const USAGE = `Usage: wardrik COMMAND [options]

@@ -5,6 +5,7 @@ import { SERVER_LIMIT_NAMES, type ServerLimits, serverLimitProblems } from '../s
 import type { Store } from '../store/store.js';
 import type { HubOptions } from '../workers/worker-hub.js';
 import { ConfigError } from './config-error.js';
+import { checkStoreSetting, type StoreSetting } from './store-setting.js';
 
 /**
  * Where and how `wardrik serve` listens, and its limits and timeouts: `maxConnections` (1000),
@@ -26,8 +27,12 @@ export interface ServerConfig extends ServerLimits {
 export interface WardrikConfig {
   /** The agents to run, each made with `defineAgent`. */
   readonly agents: readonly Agent[];
-  /** Where runs live. Default: `sqliteStore('<config dir>/.wardrik/wardrik.db')`. */
-  readonly store?: Store;
+  /**
+   * Where runs live: a `Store` (`sqliteStore(…)`, `postgresStore(…)`), `{ postgres: 'postgres://…' }`
+   * for many nodes on one PostgreSQL, or `{ sqlite: 'path' }`. Default: `WARDRIK_DATABASE_URL` when
+   * set, else `sqliteStore('<config dir>/.wardrik/wardrik.db')`.
+   */
+  readonly store?: StoreSetting;
   readonly server?: ServerConfig;
   /** Retries of repeatable calls that throw or time out. Default 3 tries, 200 ms doubling to 5 s. */
   readonly toolRetry?: Partial<RetryPolicy>;
@@ -75,9 +80,7 @@ export function checkConfig(config: unknown, where: string): asserts config is W
   }
   checkAgents(config['agents'], `${where}.agents`);
   const store = config['store'];
-  if (store !== undefined && !isStore(store)) {
-    throw new ConfigError(`${where}.store: expected a Store, such as sqliteStore('.wardrik/wardrik.db')`);
-  }
+  if (store !== undefined && !isStore(store)) checkStoreSetting(store, `${where}.store`);
   checkServer(config['server'], `${where}.server`);
   checkRetry(config['toolRetry'], `${where}.toolRetry`);
   checkRetry(config['modelRetry'], `${where}.modelRetry`);

@@ -5,11 +5,11 @@ import { pathToFileURL } from 'node:url';
 import type { Agent } from '../agent.js';
 import type { WardrikOptions } from '../runtime/wardrik.js';
 import { SERVER_LIMIT_NAMES, type ServerLimits } from '../server/server-settings.js';
-import { sqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { Store } from '../store/store.js';
 import { checkConfig, type WardrikConfig } from './config.js';
 import { ConfigError } from './config-error.js';
 import type { ConfigModuleHooksData } from './config-module-hooks.js';
+import { resolveStore } from './store-setting.js';
 
 /** The extensions a config file may have: TypeScript (loaded with tsx) or JavaScript. */
 export const CONFIG_EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'];
@@ -29,7 +29,10 @@ export interface LoadedConfig {
   /** `<directory>/.wardrik`. */
   readonly stateDirectory: string;
   readonly agents: readonly Agent[];
-  /** The configured store, or `sqliteStore('<directory>/.wardrik/wardrik.db')` (opened, not migrated). */
+  /**
+   * The store: `--store`, else the config's, else `WARDRIK_DATABASE_URL`, else
+   * `sqliteStore('<directory>/.wardrik/wardrik.db')` (opened, not migrated).
+   */
   readonly store: Store;
   /** Whether `store` is the default SQLite file. */
   readonly defaultStore: boolean;
@@ -59,7 +62,11 @@ export interface LoadedConfig {
  * const wardrik = await createWardrik({ store: config.store, agents: config.agents })
  * ```
  */
-export async function loadConfig(path?: string, cwd: string = process.cwd()): Promise<LoadedConfig> {
+export async function loadConfig(
+  path?: string,
+  cwd: string = process.cwd(),
+  options: { readonly store?: string | undefined; readonly environment?: NodeJS.ProcessEnv } = {},
+): Promise<LoadedConfig> {
   const file = findConfigFile(path, cwd);
   const exported = await importDefault(file);
   try {
@@ -70,13 +77,25 @@ export async function loadConfig(path?: string, cwd: string = process.cwd()): Pr
   const config: WardrikConfig = exported;
   const directory = dirname(file);
   const stateDirectory = join(directory, STATE_DIRECTORY);
+  let resolved: { store: Store; isDefault: boolean };
+  try {
+    resolved = resolveStore({
+      setting: config.store,
+      override: options.store,
+      ...(options.environment ? { environment: options.environment } : {}),
+      directory,
+      defaultPath: join(stateDirectory, 'wardrik.db'),
+    });
+  } catch (cause) {
+    throw new ConfigError(`config file ${file}: ${messageOf(cause)}`, { cause });
+  }
   return {
     path: file,
     directory,
     stateDirectory,
     agents: config.agents,
-    store: config.store ?? sqliteStore(join(stateDirectory, 'wardrik.db')),
-    defaultStore: config.store === undefined,
+    store: resolved.store,
+    defaultStore: resolved.isDefault,
     host: config.server?.host ?? '127.0.0.1',
     port: config.server?.port ?? 4000,
     ...(config.server?.bodyLimitBytes === undefined ? {} : { bodyLimitBytes: config.server.bodyLimitBytes }),

@@ -3,6 +3,7 @@ import { join, relative } from 'node:path';
 import type { Agent } from '../../agent.js';
 import { AuthService } from '../../auth/auth-service.js';
 import { type LoadedConfig, loadConfig } from '../../config/load-config.js';
+import { describeStore } from '../../config/store-setting.js';
 import { createWardrik, type Wardrik } from '../../runtime/wardrik.js';
 import { type RunningServer, startServer } from '../../server/start-server.js';
 import { ScriptedModel } from '../../testing/scripted-model.js';
@@ -15,7 +16,7 @@ import { print, printError, printJson } from '../output.js';
 export const serve: Command = {
   name: 'serve',
   summary: 'start the server (HTTP API) with the agents of the config',
-  usage: `Usage: wardrik serve [--config FILE] [--host HOST] [--port PORT]
+  usage: `Usage: wardrik serve [--config FILE] [--store STORE] [--host HOST] [--port PORT]
 
 Loads the config (./wardrik.config.ts, .mts, .js or .mjs unless --config names one), recovers
 the runs that were interrupted, and serves the HTTP API. The first time, it creates an admin and
@@ -24,10 +25,18 @@ the CLI run from that directory needs no --token. Stops cleanly on Ctrl-C (SIGIN
 
 Options:
   --config FILE  the config file
+  --store STORE  where runs live instead of the config's: a postgres:// URL (many nodes on one
+                 PostgreSQL; also WARDRIK_DATABASE_URL) or a SQLite file path
   --host HOST    where to listen (default: the config's, else 127.0.0.1)
   --port PORT    the port (default: the config's, else 4000; 0 picks a free one)
 ${COMMON_HELP}`,
-  options: { ...commonOptions, config: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' } },
+  options: {
+    ...commonOptions,
+    config: { type: 'string' },
+    store: { type: 'string' },
+    host: { type: 'string' },
+    port: { type: 'string' },
+  },
   async run(parsed) {
     positionals(serve, parsed, []);
     const port = numberOption(
@@ -37,7 +46,9 @@ ${COMMON_HELP}`,
       'a port number from 0 to 65535',
       (value) => Number.isInteger(value) && value >= 0 && value <= 65_535,
     );
-    const config = await loadConfig(stringOption(parsed, 'config'));
+    const config = await loadConfig(stringOption(parsed, 'config'), process.cwd(), {
+      store: stringOption(parsed, 'store'),
+    });
     // Takes the store's lock first: a second serve on the same store fails here, having touched nothing.
     const wardrik = await createWardrik({
       store: config.store,
@@ -167,7 +178,7 @@ function report(server: RunningServer, config: LoadedConfig, admin: AdminToken, 
   print(`Wardrik listening on ${server.url}`);
   print(`Config: ${shown(config.path)}`);
   print(
-    `Store: ${config.defaultStore ? `SQLite, ${shown(join(config.stateDirectory, 'wardrik.db'))}` : 'as configured'}`,
+    `Store: ${config.defaultStore ? `SQLite, ${shown(join(config.stateDirectory, 'wardrik.db'))}` : describeStore(config.store)}`,
   );
   if (resumed > 0) print(`Resumed ${resumed} interrupted run${resumed === 1 ? '' : 's'}.`);
   if (needAttention > 0) {
