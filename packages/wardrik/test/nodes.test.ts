@@ -7,18 +7,51 @@
  */
 import { ok, park, tool } from '@wardrik/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createWardrik, defineAgent, type RunEvent, type Wardrik } from '../src/index.js';
+import { createWardrik, defineAgent, type RunEvent, type Store, type Wardrik } from '../src/index.js';
 import { rebuildState } from '../src/journal/state.js';
 import { lastToolResults, MemoryStore, ScriptedModel } from '../src/testing/index.js';
 import { until } from './helpers.js';
+import { dropTestSchema, openPostgresTestStore, testSchemaName } from './store-factories.js';
+
+/** Stores for several nodes sharing one store: the same memory store, or connections to one schema. */
+interface Cluster {
+  readonly name: string;
+  /** The store node `name` uses. */
+  store(name: string): Store;
+  close(): Promise<void>;
+}
+
+const clusters: ReadonlyArray<{ name: string; make: () => Cluster }> = [
+  {
+    name: 'one MemoryStore',
+    make: () => {
+      const shared = new MemoryStore();
+      return { name: 'memory', store: () => shared, close: async () => {} };
+    },
+  },
+  {
+    name: 'PostgreSQL',
+    make: () => {
+      const schema = testSchemaName();
+      return {
+        name: 'postgres',
+        store: () => openPostgresTestStore({ schema, keepSchema: true }),
+        close: () => dropTestSchema(schema),
+      };
+    },
+  },
+];
 
 let executed: string[] = [];
 let release: (() => void) | undefined;
 const opened: Wardrik[] = [];
+let cluster: Cluster | undefined;
 afterEach(async () => {
   release?.();
   sent?.();
   await Promise.all(opened.splice(0).map((wardrik) => wardrik.close()));
+  await cluster?.close();
+  cluster = undefined;
   executed = [];
   release = undefined;
   sent = undefined;
@@ -72,7 +105,7 @@ function agent(calls: Array<{ name: string; arguments: object }>) {
 }
 
 async function node(
-  store: MemoryStore,
+  store: Store,
   name: string,
   calls: Array<{ name: string; arguments: object }>,
   options: { leaseMs?: number } = {},
@@ -94,11 +127,11 @@ async function checkJournal(wardrik: Wardrik, runId: string): Promise<void> {
   expect(rebuildState(runId, run.journal).status).toBe(run.status);
 }
 
-describe('several nodes on one store', () => {
+describe.each(clusters)('several nodes on $name', ({ make }) => {
   it('a park made on node A is answered on node B, which drives the run to its end', async () => {
-    const store = new MemoryStore();
+    cluster = make();
     const calls = [{ name: 'refund', arguments: { order: 'A1' } }];
-    const [a, b] = [await node(store, 'a', calls), await node(store, 'b', calls)];
+    const [a, b] = [await node(cluster.store('a'), 'a', calls), await node(cluster.store('b'), 'b', calls)];
     const parked = await a.run('clerk', 'refund please');
     expect(parked.status).toBe('parked');
     const [held] = parked.parks;
@@ -110,12 +143,13 @@ describe('several nodes on one store', () => {
   });
 
   it('a park answered on node B while node A still runs the step’s other call: A journals the answer and finishes', async () => {
-    const store = new MemoryStore();
+    cluster = make();
+    const store = cluster.store('a');
     const calls = [
       { name: 'refund', arguments: { order: 'A1' } },
       { name: 'lookup', arguments: { order: 'A1' } },
     ];
-    const [a, b] = [await node(store, 'a', calls), await node(store, 'b', calls)];
+    const [a, b] = [await node(store, 'a', calls), await node(cluster.store('b'), 'b', calls)];
     const { runId } = await a.start('clerk', 'refund please');
     await until(async () => (await store.listParks({ runId, status: 'open' })).length === 1);
     const [held] = await store.listParks({ runId, status: 'open' });
@@ -132,9 +166,10 @@ describe('several nodes on one store', () => {
   });
 
   it('a cancel sent to node B for a run node A drives reaches A; B hears how it ended', async () => {
-    const store = new MemoryStore();
+    cluster = make();
+    const store = cluster.store('a');
     const calls = [{ name: 'lookup', arguments: { order: 'A1' } }];
-    const [a, b] = [await node(store, 'a', calls), await node(store, 'b', calls)];
+    const [a, b] = [await node(store, 'a', calls), await node(cluster.store('b'), 'b', calls)];
     const { runId } = await a.start('clerk', 'look it up');
     await until(() => release !== undefined);
     const cancelled = await b.cancel(runId, 'changed my mind');
@@ -145,9 +180,9 @@ describe('several nodes on one store', () => {
   });
 
   it("a run's events are followed live on another node", async () => {
-    const store = new MemoryStore();
+    cluster = make();
     const calls = [{ name: 'lookup', arguments: { order: 'A1' } }];
-    const [a, c] = [await node(store, 'a', calls), await node(store, 'c', calls)];
+    const [a, c] = [await node(cluster.store('a'), 'a', calls), await node(cluster.store('c'), 'c', calls)];
     const { runId } = await a.start('clerk', 'look it up');
     const seen: RunEvent[] = [];
     const following = (async () => {
@@ -165,7 +200,9 @@ describe('several nodes on one store', () => {
       'run-ended',
     ]);
   });
+});
 
+describe('several nodes on one MemoryStore whose clock the test moves', () => {
   it('a node that loses a lease stops at once and never writes again; the node taking over recovers the run', async () => {
     let clock = 1_000_000;
     const store = new MemoryStore({ now: () => clock });

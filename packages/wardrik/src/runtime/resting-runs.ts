@@ -28,6 +28,10 @@ export class RestingRuns<Run extends { readonly runId: string }> {
     return run;
   }
 
+  has(runId: string): boolean {
+    return this.#runs.has(runId);
+  }
+
   delete(runId: string): void {
     this.#runs.delete(runId);
   }

@@ -347,9 +347,12 @@ export class Wardrik {
       this.#waiters.reject(runId, new RunNeedsAttentionError(`run ${runId} needs attention: ${row.attention}`));
       return waited;
     }
-    if (row.status !== 'running' && !this.#drivers.has(runId)) this.#waiters.settle(runId, await this.#result(row));
+    if (row.status !== 'running' && !this.#drivers.has(runId)) {
+      const settled = await this.#settledRow(runId, row);
+      if (settled) this.#waiters.settle(runId, await this.#result(settled));
+    }
     // Else it is driven here now, or elsewhere (its end reaches us as a signal), or waits for a node
-    // to take it over (recovery).
+    // to take it over (recovery), or for its holder to act on an answer another node recorded.
     return waited;
   }
 
@@ -944,31 +947,45 @@ export class Wardrik {
       return;
     }
     if (signal.type === 'requested') {
-      if (!this.#drivers.has(signal.runId)) return;
+      // Driven here, or resting here since it parked (its lease given up, or being given up as the
+      // answer came): act on the request, taking the run again if no other node did.
+      if (!this.#drivers.has(signal.runId) && !this.#resting.has(signal.runId)) return;
       this.#locks
         .hold(signal.runId, async () => {
-          const driver = this.#drivers.get(signal.runId);
-          if (!driver) return;
-          await this.#applyRequests(driver);
+          const driver = await this.#loadOrMark(signal.runId);
           this.#afterLockedWrite(driver);
         })
         .catch(() => {
-          // A store failure has failed the runtime; a lost lease stopped the driver.
+          // Another node took it, a store failure failed the runtime, or a lost lease stopped the driver.
         });
       return;
     }
     for (const listener of this.#appendListeners.get(signal.runId) ?? []) listener(signal.seq ?? 0);
     // Waited for here but driven elsewhere: its end (or park) reaches us this way.
-    if (this.#waiters.has(signal.runId) && !this.#drivers.has(signal.runId)) {
-      this.store
-        .getRun(signal.runId)
-        .then(async (row) => {
-          if (row && row.status !== 'running' && !this.#drivers.has(row.id)) {
-            this.#waiters.settle(row.id, await this.#result(row));
-          }
-        })
-        .catch(() => {});
+    if (this.#waiters.has(signal.runId) && !this.#drivers.has(signal.runId)) this.#settleFromStore(signal.runId);
+  }
+
+  /** Tells those waiting for a run driven elsewhere (or by nobody now) if it has settled. */
+  #settleFromStore(runId: string): void {
+    this.#settledRow(runId)
+      .then(async (row) => {
+        if (row && !this.#drivers.has(runId)) this.#waiters.settle(runId, await this.#result(row));
+      })
+      .catch(() => {});
+  }
+
+  /**
+   * The run's row if the run has settled for those who wait: it ended, or it is parked with nothing
+   * on its way to resume it (an answer or a cancel another node recorded is on its way).
+   */
+  async #settledRow(runId: string, known?: RunRow): Promise<RunRow | undefined> {
+    const row = known ?? (await this.store.getRun(runId));
+    if (!row || row.status === 'running') return undefined;
+    if (row.status === 'parked') {
+      const requests = await this.store.requests(runId);
+      if (requests.answers.length > 0 || requests.cancel) return undefined;
     }
+    return row;
   }
 
   /** Calls `listener` with the run's last seq each time its journal grows on another node. */
@@ -1054,13 +1071,27 @@ export class Wardrik {
 
   /** The run parked or ended: free its memory (a parked run may rest a while) and tell whoever waits. */
   #settle(driver: RunDriver): void {
-    this.#drivers.delete(driver.runId);
+    const runId = driver.runId;
+    this.#drivers.delete(runId);
     if (!driver.ended) this.#rest(driver);
     else {
-      this.#resting.delete(driver.runId);
+      this.#resting.delete(runId);
       this.#releaseLease(driver);
     }
-    if (this.#waiters.has(driver.runId)) this.#waiters.settle(driver.runId, this.#stateResult(driver));
+    if (!this.#waiters.has(runId)) return;
+    const result = this.#stateResult(driver);
+    if (driver.ended) {
+      this.#waiters.settle(runId, result);
+      return;
+    }
+    // Parked: unless another node recorded an answer meanwhile, which resumes it soon (here or there).
+    this.store
+      .requests(runId)
+      .then((requests) => {
+        if (requests.answers.length > 0 || requests.cancel || this.#drivers.has(runId)) return;
+        this.#waiters.settle(runId, result);
+      })
+      .catch(() => {});
   }
 
   #stateResult(driver: RunDriver): RunResult {
