@@ -105,12 +105,7 @@ export {
 export { type AppOptions, createApp } from './server/app.js';
 export { type RunningServer, type ServerOptions, startServer } from './server/start-server.js';
 export { attachWorkerEndpoint, WORKER_PATH } from './server/worker-endpoint.js';
-export {
-  PostgresStore,
-  type PostgresStoreOptions,
-  type PostgresStoreStats,
-  postgresStore,
-} from './store/postgres/postgres-store.js';
+export { PostgresStore, type PostgresStoreOptions, postgresStore } from './store/postgres/postgres-store.js';
 export { SqliteStore, sqliteStore } from './store/sqlite/sqlite-store.js';
 export type {
   Allowance,
