@@ -17,11 +17,9 @@
  * opportunity) are noted in the file `CRASH_NOTES` first, so the parent knows where they landed;
  * so is every `send_email` answer the model was shown (`seen`).
  */
-import { randomUUID } from 'node:crypto';
 import { appendFileSync, writeSync } from 'node:fs';
-import { type Arguments, type ToolContext, tool } from '@wardrik/core';
-import { createWardrik, defineAgent, type Model, type RequestedToolCall, sqliteStore } from 'wardrik';
-import { lastToolResults, ScriptedModel } from 'wardrik/testing';
+import { createWardrik, sqliteStore } from 'wardrik';
+import { crashAgent, randomInt, sleep } from './agent.js';
 
 const [dbPath, execLogPath, mode = 'recover', modeArgument] = process.argv.slice(2);
 if (!dbPath || !execLogPath) {
@@ -51,118 +49,21 @@ function maybeKill(point: string, detail: Record<string, unknown> = {}): void {
   process.kill(process.pid, 'SIGKILL');
 }
 
-function randomInt(min: number, max: number): number {
-  return min + Math.floor(Math.random() * (max - min + 1));
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/**
- * The body of every tool: a short wait, then the real effect (one exec-log line), then maybe a
- * self-kill (between the intent and the answer), then another short wait. Repeatable tools
- * sometimes fail before their effect, to be retried.
- */
-async function execute(name: string, args: Arguments, context: ToolContext): Promise<Record<string, unknown>> {
-  await sleep(randomInt(1, 10));
-  if (name !== 'send_email' && Math.random() < 0.1) throw new Error(`${name}: flaky backend, try again`);
-  const nonce = randomUUID();
-  const line = {
-    tool: name,
-    idempotencyKey: context.idempotencyKey,
-    runId: context.runId,
-    callId: context.callId,
-    approval: context.approval?.parkId ?? null,
-    nonce,
-    pid: process.pid,
-  };
-  appendFileSync(execLogPath as string, `${JSON.stringify(line)}\n`);
-  maybeKill('tool', { tool: name, idempotencyKey: context.idempotencyKey });
-  await sleep(randomInt(0, 10));
-  return { tool: name, nonce, ...args };
-}
-
-const lookup = tool({
-  name: 'lookup',
-  description: 'Looks a customer up (read-only).',
-  schema: { key: { type: 'string', required: true } },
-  annotations: { readOnly: true },
-  run: (args, context) => execute('lookup', args, context),
-});
-
-const charge = tool({
-  name: 'charge',
-  description: 'Charges a card; the payment API dedupes on the idempotency key.',
-  schema: { amount: { type: 'number', required: true } },
-  annotations: { idempotent: true },
-  run: async (args, context) => ({
-    ...(await execute('charge', args, context)),
-    chargeId: `ch_${context.idempotencyKey}`,
-  }),
-});
-
-const sendEmail = tool({
-  name: 'send_email',
-  description: 'Sends an email: not safe to repeat.',
-  schema: { to: { type: 'string', required: true }, subject: { type: 'string', required: true } },
-  run: (args, context) => execute('send_email', args, context),
-});
-
-const email = (to: string, subject: string): RequestedToolCall => ({ name: 'send_email', arguments: { to, subject } });
-
-/** The calls of each model step, three times over: a mix of kinds, several at once in some steps. */
-const script: readonly (readonly RequestedToolCall[])[] = ['order', 'refund', 'upgrade'].flatMap((topic) => [
-  [{ name: 'lookup', arguments: { key: `${topic}:customer` } }],
-  [{ name: 'charge', arguments: { amount: 5 } }, email('customer@example.com', `${topic}: receipt`)],
-  [
-    email('ops@example.com', `${topic}: new`),
-    email('customer@example.com', `${topic}: shipping`),
-    { name: 'lookup', arguments: { key: `${topic}:stock` } },
-  ],
-  [{ name: 'charge', arguments: { amount: 2 } }],
-  [
-    email('customer@example.com', `${topic}: survey`),
-    { name: 'charge', arguments: { amount: 1 } },
-    { name: 'lookup', arguments: { key: `${topic}:crm` } },
-  ],
-]);
-
-const scripted = new ScriptedModel((request) => {
-  // A new model step after the calls of the last one answered: the model sees their answers.
-  const results = lastToolResults(request);
-  for (const result of results) {
-    const nonce = (result.content as { nonce?: unknown } | null)?.nonce;
-    if (result.name === 'send_email' && typeof nonce === 'string') note({ type: 'seen', nonce });
-  }
-  if (results.length > 0) maybeKill('after-answer', { step: request.step });
-  const delayMs = randomInt(1, 12);
-  // During the model step: the model is thinking and nothing of this step is written.
-  if (crashPoint === 'model') setTimeout(() => maybeKill('model', { step: request.step }), randomInt(0, delayMs));
-  const toolCalls = script[request.step - 1];
-  return toolCalls ? { toolCalls, delayMs } : { text: 'done', delayMs };
-});
-
-/**
- * The scripted model, plus the `before-intent` point: the model has returned calls, and the kill
- * comes on the next macrotask, after the driver took the answer but before the store's flush of
- * the intents (scheduled later with its own `setImmediate`) and before any tool's effect (each
- * waits on a timer first).
- */
-const model: Model = {
-  id: scripted.id,
-  async generate(request, options) {
-    const response = await scripted.generate(request, options);
-    if (response.toolCalls.length > 0) setImmediate(() => maybeKill('before-intent', { step: request.step }));
-    return response;
+const agent = crashAgent(execLogPath, {
+  afterEffect: (tool, context) => maybeKill('tool', { tool, idempotencyKey: context.idempotencyKey }),
+  afterAnswers: (step, sendEmailNonces) => {
+    // A new model step after the calls of the last one answered: the model sees their answers.
+    for (const nonce of sendEmailNonces) note({ type: 'seen', nonce });
+    maybeKill('after-answer', { step });
   },
-};
-
-const agent = defineAgent({
-  name: 'crashy',
-  instructions: 'Look the customer up, charge them, and send the emails.',
-  model,
-  tools: [lookup, charge, sendEmail],
+  // During the model step: the model is thinking and nothing of this step is written.
+  duringModel: (step, delayMs) => {
+    if (crashPoint === 'model') setTimeout(() => maybeKill('model', { step }), randomInt(0, delayMs));
+  },
+  // The model has returned calls, and the kill comes on the next macrotask, after the driver took
+  // the answer but before the store's flush of the intents (scheduled later with its own
+  // setImmediate) and before any tool's effect (each waits on a timer first).
+  beforeIntent: (step) => maybeKill('before-intent', { step }),
 });
 
 const watchdog = setTimeout(() => {
