@@ -247,4 +247,29 @@ describe('several nodes on one MemoryStore whose clock the test moves', () => {
     expect(after.some((each) => each.record.type === 'call-answered')).toBe(false);
     await checkJournal(b, runId);
   });
+
+  it('a node that cannot renew its leases for a whole lease stops driving; another node takes the runs over', async () => {
+    class FlakyStore extends MemoryStore {
+      failRenewals = false;
+      override async renewLeases(terms: Parameters<MemoryStore['renewLeases']>[0]) {
+        if (this.failRenewals) throw new Error('connection reset');
+        return super.renewLeases(terms);
+      }
+    }
+    const store = new FlakyStore();
+    const calls = [{ name: 'lookup', arguments: { order: 'A1' } }];
+    const a = await node(store, 'a', calls, { leaseMs: 300 });
+    const { runId } = await a.start('clerk', 'look it up');
+    await until(() => release !== undefined);
+    const first = release;
+    release = undefined;
+    store.failRenewals = true; // A can no longer tell whether it still holds the run
+    await until(() => a.activeRuns === 0, 10_000);
+    const b = await node(store, 'b', calls, { leaseMs: 300 });
+    await until(() => release !== undefined, 10_000); // B repeats the read-only call
+    release?.();
+    first?.();
+    expect(await b.wait(runId)).toMatchObject({ status: 'completed' });
+    await checkJournal(b, runId);
+  });
 });

@@ -1,12 +1,9 @@
-import { StoreError } from '../errors.js';
 import type { Lease, LeaseTerms, RunStore } from '../store/store.js';
 
 /** What the runtime is told by its `Ownership`. */
 export interface OwnershipHooks {
-  /** These runs' leases were lost (expired, or taken over): stop driving them at once. */
+  /** These runs' leases were lost (expired, taken over, or not renewed in time): stop driving them at once. */
   readonly lost: (runIds: readonly string[]) => void;
-  /** Renewing failed: the store failed (crash-only). */
-  readonly failed: (error: StoreError) => void;
 }
 
 /**
@@ -32,6 +29,8 @@ export class Ownership {
   readonly #releasing = new Map<string, Promise<void>>();
   #timer: NodeJS.Timeout | undefined;
   #renewing = false;
+  /** When a renewal last succeeded (ms): past a lease without one, nothing held can be counted on. */
+  #renewedAt = Date.now();
 
   constructor(store: RunStore, terms: LeaseTerms, hooks: OwnershipHooks) {
     this.#store = store;
@@ -84,24 +83,37 @@ export class Ownership {
     this.#timer = undefined;
   }
 
-  /** Renews every lease held; reports those not renewed (claimed before the renewal began) as lost. */
+  /**
+   * Renews every lease held; reports those not renewed (claimed before the renewal began) as lost.
+   * A renewal that fails or does not answer within a lease is no proof of anything: once a whole
+   * lease has passed since the last one that succeeded, every run held is reported lost (the store
+   * may be unreachable; the runs continue on whichever node claims them once it is back).
+   */
   async renew(): Promise<void> {
-    if (this.#renewing || this.#held.size === 0) return;
+    if (this.#renewing) return;
+    if (this.#held.size === 0) {
+      this.#renewedAt = Date.now();
+      return;
+    }
     this.#renewing = true;
     const began = Date.now();
     try {
-      const kept = await this.#store.renewLeases(this.terms);
-      const lost: string[] = [];
-      for (const [runId, held] of this.#held) {
-        if (held.since < began && !kept.has(runId)) lost.push(runId);
+      const kept = await withTimeout(this.#store.renewLeases(this.terms), this.terms.leaseMs);
+      this.#renewedAt = began;
+      this.#report([...this.#held].filter(([runId, held]) => held.since < began && !kept.has(runId)));
+    } catch {
+      if (Date.now() - this.#renewedAt >= this.terms.leaseMs) {
+        this.#report([...this.#held].filter(([, held]) => held.since < began));
       }
-      for (const runId of lost) this.#held.delete(runId);
-      if (lost.length > 0) this.#hooks.lost(lost);
-    } catch (thrown) {
-      if (StoreError.isInstance(thrown)) this.#hooks.failed(thrown);
     } finally {
       this.#renewing = false;
     }
+  }
+
+  #report(lost: ReadonlyArray<readonly [string, unknown]>): void {
+    const runIds = lost.map(([runId]) => runId);
+    for (const runId of runIds) this.#held.delete(runId);
+    if (runIds.length > 0) this.#hooks.lost(runIds);
   }
 
   /** Releases every lease still held (the node stops): other nodes may take the runs over at once. */
@@ -116,4 +128,13 @@ export class Ownership {
     if (held?.lease.epoch === lease.epoch) return;
     this.#held.set(lease.runId, { lease, since: Date.now() });
   }
+}
+
+/** `promise`, or a rejection once `ms` have passed without it settling. */
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -11,6 +11,11 @@ export class RunWaiters<Result> {
     });
   }
 
+  /** The runs someone waits for. */
+  runIds(): string[] {
+    return [...this.#waiting.keys()];
+  }
+
   /** Whether anyone waits for this run (so that its result need not be built otherwise). */
   has(runId: string): boolean {
     return this.#waiting.has(runId);

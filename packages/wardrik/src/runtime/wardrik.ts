@@ -47,6 +47,9 @@ const DEFAULT_LEASE_MS = 5_000;
 const DEFAULT_MAX_RUNS = 10_000;
 const DEFAULT_CLAIM_INTERVAL_MS = 1_000;
 
+/** How often a follower of a run driven elsewhere looks at its journal, in case a signal was missed. */
+const FOLLOW_POLL_MS = 1_000;
+
 /** How to set up the runtime. */
 export interface WardrikOptions {
   /** Where runs live. `sqliteStore('./.wardrik/wardrik.db')` for one node. */
@@ -211,7 +214,6 @@ export class Wardrik {
         lost: (runIds) => {
           for (const runId of runIds) this.#lose(runId);
         },
-        failed: (error) => this.#fail(error),
       },
     );
     this.#maxRuns = options.maxRuns ?? DEFAULT_MAX_RUNS;
@@ -548,18 +550,29 @@ export class Wardrik {
       queue.push(event);
       wake?.();
     });
-    // Driven on another node: its journal grows there, and the store says so.
+    // Driven on another node: its journal grows there, and the store says so — and, in case a
+    // signal was missed, a look at its last seq now and then says so too.
     let appendedUpTo = 0;
-    const stopAppended = this.#onAppended(runId, (seq) => {
-      appendedUpTo = Math.max(appendedUpTo, seq);
+    let last = options.afterSeq ?? 0;
+    const appended = (seq: number) => {
+      if (seq <= appendedUpTo) return;
+      appendedUpTo = seq;
       wake?.();
-    });
+    };
+    const stopAppended = this.#onAppended(runId, appended);
+    const poll = setInterval(() => {
+      if (this.#drivers.has(runId)) return;
+      this.store.lastSeq(runId).then(
+        (seq) => seq > last && appended(seq),
+        () => {},
+      );
+    }, FOLLOW_POLL_MS);
+    poll.unref();
     const onAbort = () => wake?.();
     options.signal?.addEventListener('abort', onAbort);
     try {
       const row = await this.store.getRun(runId);
       if (!row) throw new RunNotFoundError(`no run ${JSON.stringify(runId)}`);
-      let last = options.afterSeq ?? 0;
       for (const stored of await this.store.loadJournal(runId, last)) {
         last = stored.seq;
         yield recordEvent(stored);
@@ -596,6 +609,7 @@ export class Wardrik {
     } finally {
       unsubscribe();
       stopAppended();
+      clearInterval(poll);
       options.signal?.removeEventListener('abort', onAbort);
     }
   }
@@ -623,9 +637,8 @@ export class Wardrik {
       this.#claimAgain = true;
       return;
     }
-    this.#claimPass().catch((thrown: unknown) => {
-      if (StoreError.isInstance(thrown)) this.#fail(thrown);
-    });
+    // A failed pass is tried again at the next tick (a store that failed says so through onFailure).
+    this.#claimPass().catch(() => {});
   }
 
   /**
@@ -650,6 +663,8 @@ export class Wardrik {
           if (leases.length < room || room <= 0) break;
         }
         await this.loadAllowances();
+        // Waited for here but driven elsewhere: in case a signal of its end was missed.
+        for (const runId of this.#waiters.runIds()) if (!this.#drivers.has(runId)) this.#settleFromStore(runId);
       } while (this.#claimAgain && !this.#closed);
       return { resumed, needAttention };
     })();

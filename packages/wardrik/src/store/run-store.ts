@@ -60,7 +60,13 @@ export interface RunSignal {
 export interface RunStore {
   /** Creates or upgrades the schema. Safe to call on every start (and from nodes starting together). */
   migrate(): Promise<void>;
-  /** Throws `LeaseLostError` (for that write only) when `write.lease` is not the run's lease any more. */
+  /**
+   * Throws `LeaseLostError` (for that write only) when `write.lease` is not the run's lease any
+   * more. A non-durable write may resolve before its lease is checked; if it is then refused, every
+   * later write naming that lease rejects with `LeaseLostError`, so the writer learns at its next
+   * write. On a store shared by many nodes every write of a run must name its lease (a write that
+   * names none is applied unfenced).
+   */
   write(write: RunWrite, options: { durable: boolean }): Promise<void>;
   /**
    * Marks an open park answered and writes `write` (fenced by its lease), atomically and durably.
@@ -82,7 +88,8 @@ export interface RunStore {
   /**
    * Takes run `runId` for `terms.node` if nobody holds it (never claimed, released, or its lease
    * expired by the store's clock) — with the next epoch — or returns the lease `terms.node` holds
-   * already. Undefined if another node holds it, or there is no such run.
+   * already. Undefined if another node holds it. Works for a run with no row yet: its node claims
+   * it before writing its first record.
    */
   claimRun(runId: string, terms: LeaseTerms): Promise<Lease | undefined>;
   /**
@@ -109,15 +116,20 @@ export interface RunStore {
   requestCancel(runId: string, reason: string, at: number): Promise<void>;
   /** The requests waiting for the run's holder (cleared by the write that acts on them). */
   requests(runId: string): Promise<RunRequests>;
-  /** Calls `listener` on each run signal (see `RunSignal`): across nodes on a shared store. */
+  /**
+   * Calls `listener` on each run signal (see `RunSignal`): across nodes on a shared store. Signals
+   * are hints: one sent while a node was reconnecting is not sent again, so what depends on them
+   * also looks now and then (claim passes, followers of a run driven elsewhere).
+   */
   onRunSignal(listener: (signal: RunSignal) => void): () => void;
 
   /** Writes what is pending and releases the store. */
   close(): Promise<void>;
   /**
-   * Calls `listener` once if the store fails: a write could not be made durable, so what was
-   * acknowledged may be lost and the store takes no more writes (crash-only: reopen it, and
-   * recovery resumes the runs from what is on disk). Returns the function that stops listening.
+   * Calls `listener` once if the store fails: a write of runs could not be made durable (or its
+   * outcome is unknown), so what was acknowledged may be lost and the store takes no more writes
+   * (crash-only: reopen it, and recovery resumes the runs from what is on disk). A read or a lease
+   * call that fails throws for that call only. Returns the function that stops listening.
    */
   onFailure(listener: (error: StoreError) => void): () => void;
   /**

@@ -695,8 +695,8 @@ function prepare(database: Database.Database): Statements {
     markRecorded: database.prepare<[string, string]>('UPDATE parks SET recorded = 1 WHERE id = ? AND run_id = ?'),
     runsToDrive: database.prepare<[], { id: string }>(
       `SELECT id FROM runs WHERE status = 'running'
-       UNION SELECT run_id FROM parks WHERE recorded = 0
-       UNION SELECT run_id FROM run_cancels`,
+       UNION SELECT p.run_id FROM parks p JOIN runs r ON r.id = p.run_id WHERE p.recorded = 0 AND r.status = 'parked'
+       UNION SELECT c.run_id FROM run_cancels c JOIN runs r ON r.id = c.run_id WHERE r.status = 'parked'`,
     ),
     unrecordedAnswers: database.prepare<
       [string],
