@@ -30,6 +30,7 @@ import {
   tokenInfoFrom,
 } from './principal-columns.js';
 import { ProcessLeases } from './process-leases.js';
+import { ProcessWorkerStore } from './process-worker-store.js';
 import type {
   Allowance,
   Lease,
@@ -45,6 +46,7 @@ import type {
   RunWrite,
   Store,
 } from './store.js';
+import type { Heartbeat, NodeMessage, OfferList, Pulse, WorkerOffer, WorkerSignal } from './worker-store.js';
 
 /** The index of the first entry (entries sorted by seq) whose seq is above `seq`, or at least `seq` if `inclusive`. */
 function firstFrom(entries: readonly RecordColumns[], seq: number, inclusive: boolean): number {
@@ -99,13 +101,60 @@ export class MemoryStore implements Store {
   /** Answers sent while another node held the run, by run, waiting for its holder to journal them. */
   private readonly pendingAnswers = new Map<string, PendingAnswer[]>();
   private readonly pendingCancels = new Map<string, { reason: string; at: number }>();
+  /** The nodes' worker registry and mail (several runtimes sharing this store are several nodes). */
+  private readonly workerStore: ProcessWorkerStore;
 
   /**
-   * @param options.now the clock leases are judged by (ms). Several runtimes (nodes) may share one
-   *   memory store: it keeps leases, requests and signals as a store shared by many nodes does.
+   * @param options.now the clock leases and node liveness are judged by (ms). Several runtimes
+   *   (nodes) may share one memory store: it keeps leases, requests, signals, the worker registry
+   *   and the nodes' mail as a store shared by many nodes does.
    */
   constructor(options: { now?: () => number } = {}) {
     this.leases = new ProcessLeases(options.now ? { now: options.now } : {});
+    this.workerStore = new ProcessWorkerStore({
+      ...(options.now ? { now: options.now } : {}),
+      check: () => this.checkUsable(),
+    });
+  }
+
+  beat(heartbeat: Heartbeat): Promise<Pulse> {
+    return this.workerStore.beat(heartbeat);
+  }
+
+  leave(nodeId: string): Promise<void> {
+    return this.workerStore.leave(nodeId);
+  }
+
+  putOffer(offer: WorkerOffer): Promise<number> {
+    return this.workerStore.putOffer(offer);
+  }
+
+  removeOffer(workerId: string): Promise<void> {
+    return this.workerStore.removeOffer(workerId);
+  }
+
+  listOffers(): Promise<OfferList> {
+    return this.workerStore.listOffers();
+  }
+
+  post(to: string, message: NodeMessage): Promise<boolean> {
+    return this.workerStore.post(to, message);
+  }
+
+  takeMail(nodeId: string): Promise<NodeMessage[]> {
+    return this.workerStore.takeMail(nodeId);
+  }
+
+  withdraw(messageId: string): Promise<boolean> {
+    return this.workerStore.withdraw(messageId);
+  }
+
+  note(to: string, body: string): Promise<void> {
+    return this.workerStore.note(to, body);
+  }
+
+  onWorkerSignal(listener: (signal: WorkerSignal) => void): () => void {
+    return this.workerStore.onWorkerSignal(listener);
   }
 
   onFailure(listener: (error: StoreError) => void): () => void {

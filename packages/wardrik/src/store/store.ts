@@ -2,6 +2,7 @@ import type { Label, Measures } from '@wardrik/core';
 import type { Park, ParkDecision, StoredRecord } from '../journal/records.js';
 import type { AuthStore } from './auth-store.js';
 import type { Lease, RunStore } from './run-store.js';
+import type { WorkerStore } from './worker-store.js';
 
 /** Where a run stands. */
 export type RunStatus = 'running' | 'parked' | 'completed' | 'failed' | 'cancelled';
@@ -100,11 +101,23 @@ export interface ParkFilter {
 }
 
 /**
- * Where runs, journals and parks (a {@link RunStore}) and principals and tokens (an
- * {@link AuthStore}) are kept. Every adapter implements both: SQLite (one process), PostgreSQL
- * (many nodes), in memory (tests).
+ * Where runs, journals and parks (a {@link RunStore}), principals and tokens (an
+ * {@link AuthStore}) and the nodes' worker registry and mail (a {@link WorkerStore}) are kept.
+ * Every adapter implements all three: SQLite (one process), PostgreSQL (many nodes), in memory
+ * (tests).
  */
-export interface Store extends RunStore, AuthStore {}
+export interface Store extends RunStore, AuthStore, WorkerStore {}
 
 export type { AuthStore } from './auth-store.js';
 export type { Lease, LeaseTerms, PendingAnswer, RunRequests, RunSignal, RunStore } from './run-store.js';
+export type {
+  Heartbeat,
+  NodeMessage,
+  OfferList,
+  Pulse,
+  StoredOffer,
+  WorkerNode,
+  WorkerOffer,
+  WorkerSignal,
+  WorkerStore,
+} from './worker-store.js';

@@ -121,6 +121,52 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    name: 'workers across nodes',
+    sql: `
+      -- The nodes whose worker hubs are alive: one row per hub start, kept alive by its beats and
+      -- judged by the database's clock. Forgotten (with their offers) a while after they expire.
+      CREATE TABLE worker_nodes (
+        id text COLLATE "C" PRIMARY KEY,
+        name text NOT NULL,
+        expires_at timestamptz NOT NULL
+      );
+
+      -- What each connected worker offers, written by the node it is connected to. principal,
+      -- tools and rejected are JSON text; connected_at is ms by the database's clock; load is the
+      -- calls in flight on the worker as its node last said.
+      CREATE TABLE worker_offers (
+        worker_id text COLLATE "C" PRIMARY KEY,
+        node_id text COLLATE "C" NOT NULL,
+        node_name text NOT NULL,
+        principal text NOT NULL,
+        tools text NOT NULL,
+        rejected text NOT NULL,
+        revision bigint NOT NULL,
+        connected_at bigint NOT NULL,
+        load integer NOT NULL DEFAULT 0
+      );
+      CREATE INDEX worker_offers_node ON worker_offers (node_id);
+
+      -- One row: grows at every offer put or removed (in the same transaction), so that a node
+      -- knows when to list the offers again.
+      CREATE TABLE worker_registry (version bigint NOT NULL);
+      INSERT INTO worker_registry (version) VALUES (0);
+
+      -- Messages left for a node (a call for one of its workers, a call's outcome, a cancel),
+      -- taken (deleted) by it; its sender may withdraw one not taken yet.
+      CREATE TABLE worker_mail (
+        id text COLLATE "C" PRIMARY KEY,
+        seq bigserial NOT NULL,
+        to_node text COLLATE "C" NOT NULL,
+        from_node text NOT NULL,
+        body text NOT NULL,
+        posted_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE INDEX worker_mail_to ON worker_mail (to_node, seq);
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

@@ -21,6 +21,15 @@ import type {
   RunWrite,
   Store,
 } from '../store.js';
+import {
+  type Heartbeat,
+  MAX_NOTE_BYTES,
+  type NodeMessage,
+  type OfferList,
+  type Pulse,
+  type WorkerOffer,
+  type WorkerSignal,
+} from '../worker-store.js';
 import * as auth from './auth-queries.js';
 import { leaseLost, type SignalTarget, writeBatch } from './batch-write.js';
 import { checkSchemaName, describeConfig, poolConfig, secretsOf, sessionSetup, signalChannel } from './connection.js';
@@ -30,8 +39,9 @@ import { migratePostgres } from './migrations.js';
 import { isConflict, isStatementError, isTransient, postgresFailure, scrub, type Target } from './postgres-errors.js';
 import * as requestQueries from './request-queries.js';
 import * as runs from './run-queries.js';
-import { Signals } from './signals.js';
+import { isRunSignal, Signals } from './signals.js';
 import { checkText } from './text.js';
+import * as workerQueries from './worker-queries.js';
 
 /** Options of {@link postgresStore}. */
 export interface PostgresStoreOptions {
@@ -73,6 +83,12 @@ function sleep(ms: number): Promise<void> {
 
 function leaseKey(lease: Lease): string {
   return `${lease.runId}\u0000${lease.node}\u0000${lease.epoch}`;
+}
+
+function checkTtl(ttlMs: number): void {
+  if (!Number.isFinite(ttlMs) || ttlMs <= 0) {
+    throw new StoreError(`ttlMs must be a positive number of ms, got ${String(ttlMs)}`);
+  }
 }
 
 function checkTerms(terms: LeaseTerms): void {
@@ -327,7 +343,86 @@ export class PostgresStore implements Store {
   }
 
   onRunSignal(listener: (signal: RunSignal) => void): () => void {
-    return this.#signals.on(listener);
+    return this.#signals.on((signal) => {
+      if (isRunSignal(signal)) listener(signal);
+    });
+  }
+
+  async beat(heartbeat: Heartbeat): Promise<Pulse> {
+    checkTtl(heartbeat.ttlMs);
+    return this.#call(
+      `renewing the liveness of node ${heartbeat.node.name}`,
+      (client) => workerQueries.beat(client, heartbeat),
+      { retry: true },
+    );
+  }
+
+  async leave(nodeId: string): Promise<void> {
+    await this.#call(`removing node ${nodeId}`, (client) => workerQueries.leave(client, nodeId, this.#signalTarget), {
+      retry: true,
+    });
+    this.#signals.emit({ type: 'workers-changed', from: nodeId });
+  }
+
+  async putOffer(offer: WorkerOffer): Promise<number> {
+    const connectedAt = await this.#call(
+      `writing the offer of worker ${offer.workerId}`,
+      (client) => workerQueries.putOffer(client, offer, this.#signalTarget),
+      { retry: true },
+    );
+    this.#signals.emit({ type: 'workers-changed', from: offer.node.id });
+    return connectedAt;
+  }
+
+  async removeOffer(workerId: string): Promise<void> {
+    await this.#call(
+      `removing the offer of worker ${workerId}`,
+      (client) => workerQueries.removeOffer(client, workerId, this.#signalTarget),
+      { retry: true },
+    );
+  }
+
+  async listOffers(): Promise<OfferList> {
+    return this.#call('listing the workers', (client) => workerQueries.listOffers(client), { retry: true });
+  }
+
+  async post(to: string, message: NodeMessage): Promise<boolean> {
+    const posted = await this.#call(
+      `leaving a message for node ${to}`,
+      (client) => workerQueries.post(client, to, message, this.#signalTarget),
+      { retry: false },
+    );
+    if (posted) this.#signals.emit({ type: 'mail', to });
+    return posted;
+  }
+
+  async takeMail(nodeId: string): Promise<NodeMessage[]> {
+    return this.#call(`taking the messages of node ${nodeId}`, (client) => workerQueries.takeMail(client, nodeId), {
+      retry: false,
+    });
+  }
+
+  async withdraw(messageId: string): Promise<boolean> {
+    return this.#call(`withdrawing message ${messageId}`, (client) => workerQueries.withdraw(client, messageId), {
+      retry: true,
+    });
+  }
+
+  async note(to: string, body: string): Promise<void> {
+    const bytes = Buffer.byteLength(body);
+    if (bytes > MAX_NOTE_BYTES) throw new StoreError(`a note may hold at most ${MAX_NOTE_BYTES} bytes, got ${bytes}`);
+    await this.#call(
+      `sending a note to node ${to}`,
+      (client) => workerQueries.note(client, to, body, this.#signalTarget),
+      { retry: false },
+    );
+    this.#signals.emit({ type: 'note', to, body });
+  }
+
+  onWorkerSignal(listener: (signal: WorkerSignal) => void): () => void {
+    return this.#signals.on((signal) => {
+      if (!isRunSignal(signal)) listener(signal);
+    });
   }
 
   /**

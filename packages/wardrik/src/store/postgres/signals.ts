@@ -1,6 +1,10 @@
 import pg from 'pg';
 import type { RunSignal } from '../run-store.js';
+import type { WorkerSignal } from '../worker-store.js';
 import { quoteIdentifier } from './connection.js';
+
+/** A signal of either kind a store sends: about runs, or about workers and the nodes' mail. */
+export type StoreSignal = RunSignal | WorkerSignal;
 
 /** Options of {@link Signals}. */
 export interface SignalsOptions {
@@ -14,10 +18,15 @@ export interface SignalsOptions {
   readonly setup: string;
 }
 
-const TYPES: ReadonlySet<string> = new Set(['requested', 'claimable', 'appended']);
+const RUN_TYPES: ReadonlySet<string> = new Set(['requested', 'claimable', 'appended']);
+
+/** Whether a signal is about a run (else it is about workers). */
+export function isRunSignal(signal: StoreSignal): signal is RunSignal {
+  return RUN_TYPES.has(signal.type);
+}
 
 /** A notification's payload as a signal from another store, or undefined if it is not one. */
-export function parseSignal(payload: string | undefined, ownSource: string): RunSignal | undefined {
+export function parseSignal(payload: string | undefined, ownSource: string): StoreSignal | undefined {
   if (payload === undefined) return undefined;
   let value: unknown;
   try {
@@ -25,18 +34,24 @@ export function parseSignal(payload: string | undefined, ownSource: string): Run
   } catch {
     return undefined;
   }
-  const { type, runId, seq, source } = (value ?? {}) as Record<string, unknown>;
-  if (source === ownSource || typeof type !== 'string' || !TYPES.has(type) || typeof runId !== 'string')
-    return undefined;
-  return {
-    type: type as RunSignal['type'],
-    runId,
-    ...(typeof seq === 'number' && Number.isSafeInteger(seq) ? { seq } : {}),
-  };
+  const { type, runId, seq, source, from, to, body } = (value ?? {}) as Record<string, unknown>;
+  if (source === ownSource || typeof type !== 'string') return undefined;
+  if (RUN_TYPES.has(type)) {
+    if (typeof runId !== 'string') return undefined;
+    return {
+      type: type as RunSignal['type'],
+      runId,
+      ...(typeof seq === 'number' && Number.isSafeInteger(seq) ? { seq } : {}),
+    };
+  }
+  if (type === 'workers-changed') return typeof from === 'string' ? { type, from } : undefined;
+  if (type === 'mail') return typeof to === 'string' ? { type, to } : undefined;
+  if (type === 'note') return typeof to === 'string' && typeof body === 'string' ? { type, to, body } : undefined;
+  return undefined;
 }
 
 /**
- * A store's run signals. Its own are delivered to its listeners at once, after the commit that
+ * A store's signals (about runs, and about workers and the nodes' mail). Its own are delivered to its listeners at once, after the commit that
  * made them (a listener never runs inside a store call); other nodes' arrive through
  * `LISTEN`/`NOTIFY` on one dedicated connection, opened when the first listener comes and closed
  * when the last goes. If that connection drops, it is opened again (100 ms, doubling up to 5 s):
@@ -53,7 +68,7 @@ export function parseSignal(payload: string | undefined, ownSource: string): Run
  */
 export class Signals {
   readonly #options: SignalsOptions;
-  readonly #listeners = new Set<(signal: RunSignal) => void>();
+  readonly #listeners = new Set<(signal: StoreSignal) => void>();
   #client: pg.Client | undefined;
   #connected = false;
   #running: Promise<void> | undefined;
@@ -71,7 +86,7 @@ export class Signals {
   }
 
   /** Listens to every signal; returns the function that stops listening. */
-  on(listener: (signal: RunSignal) => void): () => void {
+  on(listener: (signal: StoreSignal) => void): () => void {
     this.#listeners.add(listener);
     if (!this.#closed) this.#running ??= this.#listen();
     return () => {
@@ -87,7 +102,7 @@ export class Signals {
   }
 
   /** Delivers one of this store's own signals to its listeners, after the current task. */
-  emit(signal: RunSignal): void {
+  emit(signal: StoreSignal): void {
     if (this.#listeners.size === 0) return;
     queueMicrotask(() => this.#deliver(signal));
   }
@@ -101,7 +116,7 @@ export class Signals {
     this.#resolveWaiters();
   }
 
-  #deliver(signal: RunSignal): void {
+  #deliver(signal: StoreSignal): void {
     for (const listener of [...this.#listeners]) {
       try {
         listener(signal);

@@ -33,6 +33,7 @@ import {
   tokenInfoFrom,
 } from '../principal-columns.js';
 import { ProcessLeases } from '../process-leases.js';
+import { ProcessWorkerStore } from '../process-worker-store.js';
 import type {
   Allowance,
   Lease,
@@ -48,6 +49,7 @@ import type {
   RunWrite,
   Store,
 } from '../store.js';
+import type { Heartbeat, NodeMessage, OfferList, Pulse, WorkerOffer, WorkerSignal } from '../worker-store.js';
 import { migrateSqlite } from './migrations.js';
 import { RuntimeLock } from './runtime-lock.js';
 import { advice, sqliteFailure } from './sqlite-errors.js';
@@ -186,6 +188,11 @@ export class SqliteStore implements Store {
   private runtimeLock: RuntimeLock | undefined;
   /** One process holds the file (`lockForRuntime`), so its leases live in memory and never expire. */
   private readonly leases = new ProcessLeases({ expire: false });
+  /**
+   * One process holds the file, so its one node's worker registry lives in memory too (it has no
+   * other nodes to route calls to).
+   */
+  private readonly workerStore = new ProcessWorkerStore({ check: () => this.checkUsable() });
   private closed = false;
   private flushes = 0;
   private recordsWritten = 0;
@@ -340,6 +347,46 @@ export class SqliteStore implements Store {
 
   onRunSignal(listener: (signal: RunSignal) => void): () => void {
     return this.leases.onSignal(listener);
+  }
+
+  beat(heartbeat: Heartbeat): Promise<Pulse> {
+    return this.workerStore.beat(heartbeat);
+  }
+
+  leave(nodeId: string): Promise<void> {
+    return this.workerStore.leave(nodeId);
+  }
+
+  putOffer(offer: WorkerOffer): Promise<number> {
+    return this.workerStore.putOffer(offer);
+  }
+
+  removeOffer(workerId: string): Promise<void> {
+    return this.workerStore.removeOffer(workerId);
+  }
+
+  listOffers(): Promise<OfferList> {
+    return this.workerStore.listOffers();
+  }
+
+  post(to: string, message: NodeMessage): Promise<boolean> {
+    return this.workerStore.post(to, message);
+  }
+
+  takeMail(nodeId: string): Promise<NodeMessage[]> {
+    return this.workerStore.takeMail(nodeId);
+  }
+
+  withdraw(messageId: string): Promise<boolean> {
+    return this.workerStore.withdraw(messageId);
+  }
+
+  note(to: string, body: string): Promise<void> {
+    return this.workerStore.note(to, body);
+  }
+
+  onWorkerSignal(listener: (signal: WorkerSignal) => void): () => void {
+    return this.workerStore.onWorkerSignal(listener);
   }
 
   private async hasRequests(runId: string): Promise<boolean> {
