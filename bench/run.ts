@@ -7,6 +7,7 @@ const benches: Record<string, () => Promise<{ main: () => Promise<unknown> }>> =
   runs: () => import('./runs.ts'),
   http: () => import('./http.ts'),
   workers: () => import('./workers.ts'),
+  postgres: () => import('./postgres.ts'),
 };
 
 const filter = process.argv[2];
