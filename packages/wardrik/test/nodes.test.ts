@@ -7,7 +7,7 @@
  */
 import { ok, park, tool } from '@wardrik/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createWardrik, defineAgent, type RunEvent, type Store, type Wardrik } from '../src/index.js';
+import { createWardrik, defineAgent, type LeaseTerms, type RunEvent, type Store, type Wardrik } from '../src/index.js';
 import { rebuildState } from '../src/journal/state.js';
 import { lastToolResults, MemoryStore, ScriptedModel } from '../src/testing/index.js';
 import { until } from './helpers.js';
@@ -249,21 +249,33 @@ describe('several nodes on one MemoryStore whose clock the test moves', () => {
   });
 
   it('a node that cannot renew its leases for a whole lease stops driving; another node takes the runs over', async () => {
-    class FlakyStore extends MemoryStore {
-      failRenewals = false;
-      override async renewLeases(terms: Parameters<MemoryStore['renewLeases']>[0]) {
-        if (this.failRenewals) throw new Error('connection reset');
+    /** A store node `a` can no longer reach for leases once it is cut off (the others still can). */
+    class PartitionedStore extends MemoryStore {
+      cutOff = false;
+      #check(node: string): void {
+        if (this.cutOff && node === 'a') throw new Error('connection reset');
+      }
+      override async renewLeases(terms: LeaseTerms) {
+        this.#check(terms.node);
         return super.renewLeases(terms);
       }
+      override async claimRuns(terms: LeaseTerms, limit: number) {
+        this.#check(terms.node);
+        return super.claimRuns(terms, limit);
+      }
+      override async claimRun(runId: string, terms: LeaseTerms) {
+        this.#check(terms.node);
+        return super.claimRun(runId, terms);
+      }
     }
-    const store = new FlakyStore();
+    const store = new PartitionedStore();
     const calls = [{ name: 'lookup', arguments: { order: 'A1' } }];
     const a = await node(store, 'a', calls, { leaseMs: 300 });
     const { runId } = await a.start('clerk', 'look it up');
     await until(() => release !== undefined);
     const first = release;
     release = undefined;
-    store.failRenewals = true; // A can no longer tell whether it still holds the run
+    store.cutOff = true; // A can no longer tell whether it still holds the run
     await until(() => a.activeRuns === 0, 10_000);
     const b = await node(store, 'b', calls, { leaseMs: 300 });
     await until(() => release !== undefined, 10_000); // B repeats the read-only call
