@@ -124,6 +124,19 @@ describe.each(storeFactories)('$name: leases and requests', ({ open, leasesExpir
     expect(held.epoch).toBe(1);
   });
 
+  it('claimRuns takes only runs of the agents named, when named (a node takes what it can drive)', async () => {
+    await store.releaseLease(await createRun('r1'));
+    const other = await store.claimRun('r2', A);
+    await store.write(
+      { runId: 'r2', records: [started('r2')], run: { ...row('r2'), agent: 'billing' }, lease: other as Lease },
+      { durable: true },
+    );
+    await store.releaseLease(other as Lease);
+    expect((await store.claimRuns(B, 10, ['billing'])).map((lease) => lease.runId)).toEqual(['r2']);
+    expect(await store.claimRuns(B, 10, ['shipping'])).toEqual([]);
+    expect((await store.claimRuns(B, 10)).map((lease) => lease.runId)).toEqual(['r1']);
+  });
+
   it('an answer sent while another node holds the run waits for its holder, who journals it', async () => {
     const lease = await createRun('r1');
     await store.write(

@@ -46,10 +46,10 @@ export class Ownership {
     return lease;
   }
 
-  /** Takes up to `limit` runs that need driving and nobody holds. */
-  async claimMany(limit: number): Promise<Lease[]> {
-    if (limit <= 0) return [];
-    const leases = await this.#store.claimRuns(this.terms, limit);
+  /** Takes up to `limit` runs of `agents` that need driving and nobody holds. */
+  async claimMany(limit: number, agents: readonly string[]): Promise<Lease[]> {
+    if (limit <= 0 || agents.length === 0) return [];
+    const leases = await this.#store.claimRuns(this.terms, limit, agents);
     for (const lease of leases) this.#hold(lease);
     return leases;
   }

@@ -157,6 +157,8 @@ export class Wardrik {
   /** The workers connected to this node and the tools they offer. */
   readonly workers: WorkerHub;
   readonly #agents = new Map<string, Agent>();
+  /** The names of the agents this node defines: the runs it may take over. */
+  readonly #agentNames: readonly string[];
   readonly #hub = new EventHub();
   readonly #deps: DriverDeps;
   /** Runs in memory: being driven, or briefly while answered or cancelled. */
@@ -190,6 +192,7 @@ export class Wardrik {
         throw new AgentDefinitionError(`two agents are named ${JSON.stringify(agent.name)}`);
       this.#agents.set(agent.name, agent);
     }
+    this.#agentNames = [...this.#agents.keys()];
     this.#deps = {
       store: options.store,
       hub: this.#hub,
@@ -656,7 +659,8 @@ export class Wardrik {
         this.#claimAgain = false;
         for (;;) {
           const room = Math.min(RECOVERY_BATCH, this.#maxRuns - this.#drivers.size);
-          const leases = await this.#ownership.claimMany(room);
+          // Only runs of agents this node defines: a node takes what it can drive.
+          const leases = await this.#ownership.claimMany(room, this.#agentNames);
           const counts = await this.#takeOver(leases);
           resumed += counts.resumed;
           needAttention += counts.needAttention;

@@ -227,11 +227,12 @@ export class MemoryStore implements Store {
     return this.leases.claim(runId, terms);
   }
 
-  async claimRuns(terms: LeaseTerms, limit: number): Promise<Lease[]> {
+  async claimRuns(terms: LeaseTerms, limit: number, agents?: readonly string[]): Promise<Lease[]> {
     this.checkUsable();
     const claimed: Lease[] = [];
     for (const row of this.runs.values()) {
       if (claimed.length >= limit) break;
+      if (agents && !agents.includes(row.agent)) continue;
       if (!this.needsDriving(row) || !this.leases.isFree(row.id)) continue;
       const lease = this.leases.claim(row.id, terms);
       if (lease) claimed.push(lease);

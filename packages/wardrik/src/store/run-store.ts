@@ -94,10 +94,10 @@ export interface RunStore {
   claimRun(runId: string, terms: LeaseTerms): Promise<Lease | undefined>;
   /**
    * Takes up to `limit` runs that need driving and nobody holds — `running` runs, and parked runs
-   * with a request waiting — each with the next epoch. A run is claimed by one node only, however
-   * many ask at once.
+   * with a request waiting — each with the next epoch; only runs of `agents` when given (a node
+   * takes only what it can drive). A run is claimed by one node only, however many ask at once.
    */
-  claimRuns(terms: LeaseTerms, limit: number): Promise<Lease[]>;
+  claimRuns(terms: LeaseTerms, limit: number, agents?: readonly string[]): Promise<Lease[]>;
   /**
    * Extends every lease `terms.node` holds by `terms.leaseMs` (one statement, however many runs).
    * Returns the runs it still holds: a lease that expired, or was taken over, is not renewed.

@@ -42,6 +42,7 @@ const CLAIM_RUNS = `
   WITH free AS (
     SELECT l.run_id FROM leases l
     WHERE l.run_id IN (${NEEDS_DRIVING}) AND (l.node IS NULL OR l.expires_at <= now())
+      AND ($4::text[] IS NULL OR l.run_id IN (SELECT id FROM runs WHERE agent = ANY($4::text[])))
     ORDER BY l.expires_at, l.run_id
     LIMIT $2
     FOR UPDATE SKIP LOCKED
@@ -88,12 +89,17 @@ export async function claimRun(client: pg.ClientBase, runId: string, terms: Leas
   return row === undefined ? undefined : { runId, node: terms.node, epoch: row.epoch };
 }
 
-/** Takes up to `limit` runs that need driving and nobody holds (see `RunStore.claimRuns`). */
-export async function claimRuns(client: pg.ClientBase, terms: LeaseTerms, limit: number): Promise<Lease[]> {
+/** Takes up to `limit` runs that need driving and nobody holds, of `agents` if given (see `RunStore.claimRuns`). */
+export async function claimRuns(
+  client: pg.ClientBase,
+  terms: LeaseTerms,
+  limit: number,
+  agents?: readonly string[],
+): Promise<Lease[]> {
   const { rows } = await client.query<{ run_id: string; epoch: number }>({
-    name: 'wardrik_claim_runs_v1',
+    name: 'wardrik_claim_runs_v2',
     text: CLAIM_RUNS,
-    values: [terms.node, limit, terms.leaseMs],
+    values: [terms.node, limit, terms.leaseMs, agents ? [...agents] : null],
   });
   return rows.map((row) => ({ runId: row.run_id, node: terms.node, epoch: row.epoch }));
 }

@@ -285,7 +285,7 @@ export class PostgresStore implements Store {
     return this.#call(`claiming run ${runId}`, (client) => leases.claimRun(client, runId, terms), { retry: true });
   }
 
-  async claimRuns(terms: LeaseTerms, limit: number): Promise<Lease[]> {
+  async claimRuns(terms: LeaseTerms, limit: number, agents?: readonly string[]): Promise<Lease[]> {
     checkTerms(terms);
     if (!Number.isSafeInteger(limit) || limit < 0) {
       throw new InvalidInputError(`limit must be a non-negative integer, got ${String(limit)}`);
@@ -295,7 +295,7 @@ export class PostgresStore implements Store {
       return [];
     }
     // Not tried again after a dropped connection: the runs it took may be held without being known.
-    return this.#call('claiming runs', (client) => leases.claimRuns(client, terms, limit), { retry: false });
+    return this.#call('claiming runs', (client) => leases.claimRuns(client, terms, limit, agents), { retry: false });
   }
 
   async renewLeases(terms: LeaseTerms): Promise<ReadonlySet<string>> {

@@ -97,7 +97,7 @@ interface Statements {
   readonly markRecorded: Database.Statement<[string, string]>;
   readonly takeCancel: Database.Statement<[string]>;
   readonly markUnrecorded: Database.Statement<[string]>;
-  readonly runsToDrive: Database.Statement<[], { id: string }>;
+  readonly runsToDrive: Database.Statement<[], { id: string; agent: string }>;
   readonly unrecordedAnswers: Database.Statement<
     [string],
     { id: string; decision: string; answered_by: string; answered_at: number }
@@ -287,11 +287,12 @@ export class SqliteStore implements Store {
     return this.leases.claim(runId, terms);
   }
 
-  async claimRuns(terms: LeaseTerms, limit: number): Promise<Lease[]> {
+  async claimRuns(terms: LeaseTerms, limit: number, agents?: readonly string[]): Promise<Lease[]> {
     const ids = this.read('finding runs to drive', (statements) => statements.runsToDrive.all());
     const claimed: Lease[] = [];
-    for (const { id } of ids) {
+    for (const { id, agent } of ids) {
       if (claimed.length >= limit) break;
+      if (agents && !agents.includes(agent)) continue;
       if (!this.leases.isFree(id)) continue;
       const lease = this.leases.claim(id, terms);
       if (lease) claimed.push(lease);
@@ -740,10 +741,10 @@ function prepare(database: Database.Database): Statements {
        VALUES (?, ?, ?, 'open', ?, ?, (SELECT principal FROM runs WHERE id = ?))`,
     ),
     markRecorded: database.prepare<[string, string]>('UPDATE parks SET recorded = 1 WHERE id = ? AND run_id = ?'),
-    runsToDrive: database.prepare<[], { id: string }>(
-      `SELECT id FROM runs WHERE status = 'running'
-       UNION SELECT p.run_id FROM parks p JOIN runs r ON r.id = p.run_id WHERE p.recorded = 0 AND r.status = 'parked'
-       UNION SELECT c.run_id FROM run_cancels c JOIN runs r ON r.id = c.run_id WHERE r.status = 'parked'`,
+    runsToDrive: database.prepare<[], { id: string; agent: string }>(
+      `SELECT id, agent FROM runs WHERE status = 'running'
+       UNION SELECT r.id, r.agent FROM parks p JOIN runs r ON r.id = p.run_id WHERE p.recorded = 0 AND r.status = 'parked'
+       UNION SELECT r.id, r.agent FROM run_cancels c JOIN runs r ON r.id = c.run_id WHERE r.status = 'parked'`,
     ),
     unrecordedAnswers: database.prepare<
       [string],
