@@ -223,6 +223,8 @@ export class Wardrik {
     this.#claimIntervalMs = options.claimIntervalMs ?? DEFAULT_CLAIM_INTERVAL_MS;
     this.#stopSignals = options.store.onRunSignal((signal) => this.#onSignal(signal));
     this.#ownership.start();
+    // Workers across nodes: this node's workers serve runs driven on the others, theirs runs driven here.
+    this.workers.join({ store: options.store, node, leaseMs });
   }
 
   /** This node's name, as its leases name it. */
@@ -738,6 +740,7 @@ export class Wardrik {
     this.#waiters.rejectAll(
       (runId) => new InvalidInputError(`this Wardrik closed before run ${runId} ended or parked`),
     );
+    await this.workers.leave();
     await this.store.close();
   }
 

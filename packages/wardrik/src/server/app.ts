@@ -278,12 +278,13 @@ export function createApp(options: AppOptions): Hono<Env> {
     {
       method: 'get',
       path: '/v1/workers',
-      summary: 'Connected workers: principal, tools (and those left out, with why), calls in flight',
+      summary:
+        "The cluster's connected workers: node, principal, tools (and those left out, with why), calls in flight",
       authenticated: true,
-      success: { status: 200, description: 'Workers.' },
-      handle: ({ c, principal }) => {
+      success: { status: 200, description: 'Workers, of every node sharing the store.' },
+      handle: async ({ c, principal }) => {
         allow(principal, 'workers.list');
-        return c.json({ workers: wardrik.workers.list() });
+        return c.json({ workers: await wardrik.workers.listCluster() });
       },
     },
     {

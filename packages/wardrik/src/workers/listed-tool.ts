@@ -45,3 +45,61 @@ export function checkListedTool(
   }
   return { ok: true, tool: listed, modelName };
 }
+
+/** A worker's tools as Wardrik takes them: the valid ones, the name the model sees for each, and those left out with why. */
+export interface AcceptedTools {
+  readonly tools: Map<string, McpTool>;
+  /** The name the model sees for each tool, by the tool's name. */
+  readonly modelNames: Map<string, string>;
+  readonly rejected: Array<{ name: string; reason: string }>;
+}
+
+/**
+ * Checks every item of a `tools/list` (see `checkListedTool`): a tool listed twice keeps its first
+ * listing, and two tools whose names map to one model name keep the first. Used for a worker's own
+ * listing and again for what another node says its worker offers.
+ *
+ * @example
+ * ```ts
+ * const { tools, rejected } = acceptListedTools([{ name: 'lookup', inputSchema: {} }, { name: 'bad name!', inputSchema: {} }])
+ * // tools: lookup; rejected: [{ name: 'bad name!', reason: 'invalid name "bad name!": …' }]
+ * ```
+ */
+export function acceptListedTools(items: readonly unknown[]): AcceptedTools {
+  const tools = new Map<string, McpTool>();
+  const modelNames = new Map<string, string>();
+  /** Which tool has each model name. */
+  const named = new Map<string, string>();
+  const rejected: Array<{ name: string; reason: string }> = [];
+  for (const item of items) {
+    const checked = checkListedTool(item);
+    const name = describeName(item);
+    if (!checked.ok) rejected.push({ name, reason: checked.reason });
+    else if (tools.has(checked.tool.name)) rejected.push({ name, reason: 'listed twice; the first is kept' });
+    else if (named.has(checked.modelName)) {
+      const other = JSON.stringify(named.get(checked.modelName));
+      rejected.push({ name, reason: `its model name ${checked.modelName} is also that of ${other}, listed before` });
+    } else {
+      tools.set(checked.tool.name, checked.tool);
+      modelNames.set(checked.tool.name, checked.modelName);
+      named.set(checked.modelName, checked.tool.name);
+    }
+  }
+  return { tools, modelNames, rejected };
+}
+
+/** A listed item's name as messages show it. */
+export function describeName(item: unknown): string {
+  const name = typeof item === 'object' && item !== null ? (item as { name?: unknown }).name : undefined;
+  return typeof name === 'string' ? truncateBytes(name, 128) : '(no name)';
+}
+
+/** `text` cut to at most `max` bytes of UTF-8, never in the middle of a character. */
+export function truncateBytes(text: string, max: number): string {
+  const buffer = Buffer.from(text);
+  if (buffer.length <= max) return text;
+  return buffer
+    .subarray(0, max)
+    .toString()
+    .replace(/\uFFFD+$/, '');
+}

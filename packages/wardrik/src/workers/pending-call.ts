@@ -1,11 +1,16 @@
 import type { Progress } from '@wardrik/core';
 import { onAbort } from '../runtime/on-abort.js';
 
-/** How a call sent to a worker came out. */
+/**
+ * How a call sent to a worker came out: its result; lost (it may have run, and its answer is
+ * gone); cancelled (the caller stopped waiting); or refused — it never reached the worker (a worker
+ * on another node that went before its node took the call), so it may be routed again.
+ */
 export type CallOutcome =
   | { readonly type: 'result'; readonly result: unknown }
   | { readonly type: 'lost'; readonly reason: string }
-  | { readonly type: 'cancelled' };
+  | { readonly type: 'cancelled' }
+  | { readonly type: 'refused'; readonly reason: string };
 
 /** The answer to a request: a result, the worker's JSON-RPC error, or no answer at all (lost). */
 export type Reply =

@@ -4,7 +4,7 @@ import type { McpTool, Progress } from '@wardrik/core';
 import type { WebSocket } from 'ws';
 import type { Principal } from '../auth/types.js';
 import { type JsonRpcId, type JsonRpcResponse, parseFrame, RPC } from './json-rpc.js';
-import { checkListedTool } from './listed-tool.js';
+import { acceptListedTools, truncateBytes } from './listed-tool.js';
 import { type CallOutcome, type Pending, PendingCall, type Reply } from './pending-call.js';
 import { readProgress } from './progress-notification.js';
 
@@ -68,7 +68,13 @@ const CLOSE_GRACE_MS = 2_000;
 export class WorkerConnection {
   readonly id = `wkr_${randomUUID()}`;
   readonly principal: Principal;
-  readonly connectedAt: number;
+  /**
+   * When it connected (ms): this process's clock at first, then the store's once the hub has
+   * offered its tools to the other nodes (so that "connected first" means the same on every node).
+   */
+  connectedAt: number;
+  /** Grows each time its tools are listed (the first listing makes it 1). */
+  revision = 0;
   /** The tools it offers, by name (valid ones only). */
   tools = new Map<string, McpTool>();
   /** The name the model sees for each tool it offers (see `workerModelName`), by the tool's name. */
@@ -170,7 +176,7 @@ export class WorkerConnection {
   close(code = 1000, reason = 'closing'): void {
     const socket = this.#socket;
     if (socket.readyState === socket.OPEN || socket.readyState === socket.CONNECTING) {
-      socket.close(code, truncate(reason, 120));
+      socket.close(code, truncateBytes(reason, 120));
       // A worker that never finishes the closing handshake is cut off.
       setTimeout(() => socket.terminate(), CLOSE_GRACE_MS).unref();
     }
@@ -194,30 +200,13 @@ export class WorkerConnection {
       if (!cursor) break;
     }
     if (this.#closed) return;
-    const accepted = new Map<string, McpTool>();
-    const modelNames = new Map<string, string>();
-    /** Which tool has each model name. */
-    const named = new Map<string, string>();
-    const rejected: Array<{ name: string; reason: string }> = [];
-    for (const item of tools) {
-      const checked = checkListedTool(item);
-      const name = describeName(item);
-      if (!checked.ok) rejected.push({ name, reason: checked.reason });
-      else if (accepted.has(checked.tool.name)) rejected.push({ name, reason: 'listed twice; the first is kept' });
-      else if (named.has(checked.modelName)) {
-        const other = JSON.stringify(named.get(checked.modelName));
-        rejected.push({ name, reason: `its model name ${checked.modelName} is also that of ${other}, listed before` });
-      } else {
-        accepted.set(checked.tool.name, checked.tool);
-        modelNames.set(checked.tool.name, checked.modelName);
-        named.set(checked.modelName, checked.tool.name);
-      }
-    }
+    const { tools: accepted, modelNames, rejected } = acceptListedTools(tools);
     for (const { name, reason } of rejected)
       this.#options.log(`worker ${this.principal.name}: tool ${name} left out: ${reason}`);
     this.tools = accepted;
     this.modelNames = modelNames;
     this.rejected = rejected;
+    this.revision += 1;
     this.#options.onTools(this);
   }
 
@@ -415,19 +404,4 @@ function describeError(error: unknown): string {
     if (typeof code === 'number') return `the worker answered with error ${code}`;
   }
   return 'the worker answered with an error';
-}
-
-function describeName(item: unknown): string {
-  const name = typeof item === 'object' && item !== null ? (item as { name?: unknown }).name : undefined;
-  return typeof name === 'string' ? truncate(name, 128) : '(no name)';
-}
-
-function truncate(text: string, max: number): string {
-  // Close reasons are limited to 123 bytes; cut by bytes, not characters.
-  const buffer = Buffer.from(text);
-  if (buffer.length <= max) return text;
-  return buffer
-    .subarray(0, max)
-    .toString()
-    .replace(/\uFFFD+$/, '');
 }

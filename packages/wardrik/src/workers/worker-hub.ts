@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   type Answer,
   type Arguments,
@@ -12,7 +13,11 @@ import type { WebSocket } from 'ws';
 import { can } from '../auth/permissions.js';
 import type { Principal } from '../auth/types.js';
 import { onAbort } from '../runtime/on-abort.js';
+import type { WorkerStore } from '../store/worker-store.js';
 import { WORKER_PREFIX, workerModelName } from './model-name.js';
+import { RemoteWorker } from './remote-worker.js';
+import type { RoutedWorker } from './routed-worker.js';
+import { WorkerCluster } from './worker-cluster.js';
 import { type ConnectionOptions, WorkerConnection } from './worker-connection.js';
 import { buildWorkerTool } from './worker-tool.js';
 
@@ -44,10 +49,23 @@ export interface HubOptions {
   readonly log?: (message: string) => void;
 }
 
+/** Where a hub meets the other nodes sharing its store (see `WorkerHub.join`). */
+export interface JoinOptions {
+  /** The store the nodes share (its `WorkerStore` part). */
+  readonly store: WorkerStore;
+  /** This node's name (as its leases name it). */
+  readonly node: string;
+  /** How long this node counts as alive without beating (ms): its lease length. It beats every third of it. */
+  readonly leaseMs: number;
+}
+
 /** A connected worker as the API shows it. */
 export interface WorkerInfo {
   readonly id: string;
   readonly principal: string;
+  /** The node it is connected to (its calls from runs driven elsewhere go through the store to that node). */
+  readonly node: string;
+  /** When it connected (ms, by the store's clock once its node offered its tools there). */
   readonly connectedAt: number;
   /** The tools it offers, by the names it lists them under. */
   readonly tools: readonly string[];
@@ -58,17 +76,30 @@ export interface WorkerInfo {
   readonly modelNames: Readonly<Record<string, string>>;
   /** The tools it listed that are left out, with why. */
   readonly rejected: ReadonlyArray<{ readonly name: string; readonly reason: string }>;
+  /** Calls in flight (for a worker on another node: as its node last said, every lease / 3, or the calls this node sent it if more). */
   readonly inflight: number;
 }
 
 /**
- * The workers connected to this node and the tools they offer. An agent whose definition names
- * `workers/*` or `workers/NAME` gets the tools of every worker whose principal may serve it;
- * workers of one principal share a tool's calls (least busy first); when several principals offer
- * it, the one whose worker connected first wins.
+ * The workers and the tools they offer: those connected to this node, and — once it `join`s the
+ * nodes sharing its store — those connected to the other nodes, whose calls go through the store
+ * to their node. An agent whose definition names `workers/*` or `workers/NAME` gets the tools of
+ * every worker whose principal may serve it; workers of one principal share a tool's calls (least
+ * busy first); when several principals offer it, the one whose worker connected first wins. The
+ * same rules hold across nodes: connection times are the store's, and a remote worker's load is
+ * what its node last said.
+ *
+ * @example
+ * ```ts
+ * const hub = new WorkerHub({ unavailableWaitMs: 5_000 })
+ * hub.join({ store, node: 'node-a', leaseMs: 5_000 })   // createWardrik does this
+ * const tools = hub.toolsFor('support', ['workers/*'])     // Map: workers__lookup → Tool
+ * await hub.leave()
+ * ```
  */
 export class WorkerHub {
   readonly #connections = new Map<string, WorkerConnection>();
+  #cluster: WorkerCluster | undefined;
   readonly #options: Required<Omit<HubOptions, 'log'>> & { log: (message: string) => void };
   readonly #changeListeners = new Set<() => void>();
   #version = 0;
@@ -102,11 +133,13 @@ export class WorkerHub {
       log: this.#options.log,
       onTools: (listed) => {
         this.#unbuilt.delete(listed.id);
+        this.#cluster?.publish(listed);
         this.#changed();
       },
       onClose: (closed) => {
         this.#connections.delete(closed.id);
         this.#unbuilt.delete(closed.id);
+        this.#cluster?.unpublish(closed);
         this.#changed();
       },
     };
@@ -116,21 +149,58 @@ export class WorkerHub {
     return connection;
   }
 
-  /** The connected workers. */
+  /**
+   * Joins the nodes sharing `options.store`: this node's workers are offered to runs driven on the
+   * other nodes, and theirs to runs driven here (see `WorkerCluster`). A store of one process
+   * (SQLite) has no other nodes. Called once, by `createWardrik`.
+   */
+  join(options: JoinOptions): void {
+    if (this.#cluster) return;
+    this.#cluster = new WorkerCluster({
+      store: options.store,
+      node: { id: randomUUID(), name: options.node },
+      ttlMs: options.leaseMs,
+      localWorker: (id) => this.#connections.get(id),
+      localWorkers: () => this.#connections.values(),
+      changed: () => this.#changed(),
+      log: this.#options.log,
+    });
+    this.#cluster.start();
+    for (const connection of this.#connections.values()) this.#cluster.publish(connection);
+  }
+
+  /**
+   * Leaves the other nodes (the runtime closes): closes this node's workers, lets the calls they
+   * ran for other nodes answer (lost), and removes their offers. Never throws.
+   */
+  async leave(): Promise<void> {
+    this.close();
+    await this.#cluster?.leave();
+  }
+
+  /** The workers this node knows of — connected here, and to the other live nodes — oldest first. */
   list(): WorkerInfo[] {
-    return [...this.#connections.values()].map((connection) => {
-      const unbuilt = this.#unbuilt.get(connection.id) ?? new Map<string, string>();
-      const offered = [...connection.modelNames].filter(([name]) => !unbuilt.has(name));
+    const here = this.#cluster?.node.name ?? 'local';
+    return this.#workers().map((worker) => {
+      const unbuilt = this.#unbuilt.get(worker.id) ?? new Map<string, string>();
+      const offered = [...worker.modelNames].filter(([name]) => !unbuilt.has(name));
       return {
-        id: connection.id,
-        principal: connection.principal.name,
-        connectedAt: connection.connectedAt,
+        id: worker.id,
+        principal: worker.principal.name,
+        node: worker instanceof RemoteWorker ? worker.node.name : here,
+        connectedAt: worker.connectedAt,
         tools: offered.map(([name]) => name),
         modelNames: Object.fromEntries(offered),
-        rejected: [...connection.rejected, ...[...unbuilt].map(([name, reason]) => ({ name, reason }))],
-        inflight: connection.inflight,
+        rejected: [...worker.rejected, ...[...unbuilt].map(([name, reason]) => ({ name, reason }))],
+        inflight: worker.inflight,
       };
     });
+  }
+
+  /** The workers of the whole cluster, the other nodes' read from the store now (see `list`). */
+  async listCluster(): Promise<WorkerInfo[]> {
+    await this.#cluster?.refresh();
+    return this.list();
   }
 
   /**
@@ -226,7 +296,7 @@ export class WorkerHub {
    * cannot be built: an exception here must never reach a run.
    */
   #build(
-    owner: WorkerConnection,
+    owner: RoutedWorker,
     spec: Omit<Parameters<typeof buildWorkerTool>[0], 'trusted'>,
   ): Tool<Arguments> | undefined {
     try {
@@ -253,13 +323,13 @@ export class WorkerHub {
    */
   #names(agent: string): Map<string, string> {
     const names = new Map<string, string>();
-    for (const connection of this.#serving(agent)) {
-      for (const [name, modelName] of connection.modelNames) {
+    for (const worker of this.#serving(agent)) {
+      for (const [name, modelName] of worker.modelNames) {
         const taken = names.get(modelName);
         if (taken === undefined) names.set(modelName, name);
         else if (taken !== name) {
           this.#options.log(
-            `worker ${connection.principal.name}: tool ${name} is not offered to ${agent}: its model name ${modelName} is also that of ${taken}, offered by an older worker`,
+            `worker ${worker.principal.name}: tool ${name} is not offered to ${agent}: its model name ${modelName} is also that of ${taken}, offered by an older worker`,
           );
         }
       }
@@ -268,10 +338,13 @@ export class WorkerHub {
   }
 
   async #route(agent: string, name: string, args: Arguments, context: ToolContext): Promise<Answer> {
-    let candidates = this.#offers(agent, name).winners;
-    if (candidates.length === 0) {
-      const deadline = Date.now() + this.#options.unavailableWaitMs;
-      while (candidates.length === 0) {
+    /** Workers that refused this call (gone before their node took it): not tried again for it. */
+    const refused = new Set<string>();
+    let deadline: number | undefined;
+    for (;;) {
+      const candidates = this.#offers(agent, name).winners.filter((worker) => !refused.has(worker.id));
+      if (candidates.length === 0) {
+        deadline ??= Date.now() + this.#options.unavailableWaitMs;
         const remaining = deadline - Date.now();
         if (remaining <= 0 || context.signal.aborted) {
           return error(`Unavailable: no worker offers ${name} (waited ${this.#options.unavailableWaitMs} ms)`, {
@@ -279,39 +352,48 @@ export class WorkerHub {
           });
         }
         await this.#nextChange(remaining, context.signal);
-        candidates = this.#offers(agent, name).winners;
+        continue;
       }
+      let worker = candidates[0] as RoutedWorker;
+      for (let index = 1; index < candidates.length; index++) {
+        const each = candidates[index] as RoutedWorker;
+        if (each.inflight < worker.inflight) worker = each;
+      }
+      const outcome = await worker.callTool({
+        name,
+        arguments: args,
+        meta: {
+          agent,
+          run: context.runId,
+          principal: context.principal,
+          idempotencyKey: context.idempotencyKey,
+          labels: context.labels,
+        },
+        signal: context.signal,
+        idleTimeoutMs: toolTimeout(worker.tools.get(name)) ?? this.#options.callTimeoutMs,
+        maxTimeMs: this.#options.maxCallMs,
+        onProgress: ({ progress, ...rest }) => context.reportProgress(progress, rest),
+      });
+      if (outcome.type === 'result') return mcpResultToAnswer(outcome.result);
+      if (outcome.type === 'lost') return error(`Lost: ${outcome.reason}`, { code: 'lost' });
+      if (outcome.type === 'cancelled') return error('the call was cancelled', { code: 'cancelled' });
+      // It never reached the worker: route it again, to another.
+      this.#options.log(`worker ${worker.principal.name}: call of ${name} refused (${outcome.reason}); routed again`);
+      refused.add(worker.id);
     }
-    let connection = candidates[0] as WorkerConnection;
-    for (let index = 1; index < candidates.length; index++) {
-      const each = candidates[index] as WorkerConnection;
-      if (each.inflight < connection.inflight) connection = each;
-    }
-    const outcome = await connection.callTool({
-      name,
-      arguments: args,
-      meta: {
-        agent,
-        run: context.runId,
-        principal: context.principal,
-        idempotencyKey: context.idempotencyKey,
-        labels: context.labels,
-      },
-      signal: context.signal,
-      idleTimeoutMs: toolTimeout(connection.tools.get(name)) ?? this.#options.callTimeoutMs,
-      maxTimeMs: this.#options.maxCallMs,
-      onProgress: ({ progress, ...rest }) => context.reportProgress(progress, rest),
-    });
-    if (outcome.type === 'result') return mcpResultToAnswer(outcome.result);
-    if (outcome.type === 'lost') return error(`Lost: ${outcome.reason}`, { code: 'lost' });
-    return error('the call was cancelled', { code: 'cancelled' });
   }
 
-  /** Connections whose principal may serve `agent`, oldest first. */
-  #serving(agent: string): WorkerConnection[] {
-    return [...this.#connections.values()]
-      .filter((connection) => !connection.closed && can(connection.principal, 'agent.serve', { agent }).allowed)
-      .sort((a, b) => a.connectedAt - b.connectedAt);
+  /** The workers of this node and of the other live nodes. */
+  #workers(): RoutedWorker[] {
+    const remote = this.#cluster ? [...this.#cluster.remoteWorkers()] : [];
+    return [...this.#connections.values(), ...remote].sort(byConnection);
+  }
+
+  /** Workers (of every live node) whose principal may serve `agent`, oldest first. */
+  #serving(agent: string): RoutedWorker[] {
+    return this.#workers().filter(
+      (worker) => !worker.closed && can(worker.principal, 'agent.serve', { agent }).allowed,
+    );
   }
 
   /** Who offers `name` to `agent`: all of them, and the winning principal's workers (cached until a change). */
@@ -319,9 +401,9 @@ export class WorkerHub {
     const key = `${agent}\u0000${name}`;
     const cached = this.#offersCache.get(key);
     if (cached) return cached;
-    const all = this.#serving(agent).filter((connection) => connection.tools.has(name));
+    const all = this.#serving(agent).filter((worker) => worker.tools.has(name));
     const winner: Principal | undefined = all[0]?.principal;
-    const offers = { all, winners: winner ? all.filter((connection) => connection.principal.id === winner.id) : [] };
+    const offers = { all, winners: winner ? all.filter((worker) => worker.principal.id === winner.id) : [] };
     this.#offersCache.set(key, offers);
     return offers;
   }
@@ -349,8 +431,13 @@ export class WorkerHub {
 
 /** The workers offering a tool to an agent, and those of the principal that wins it. */
 interface Offers {
-  readonly all: WorkerConnection[];
-  readonly winners: WorkerConnection[];
+  readonly all: RoutedWorker[];
+  readonly winners: RoutedWorker[];
+}
+
+/** Oldest first; on a tie (two workers connected in the same ms), by id, so that every node orders them alike. */
+function byConnection(a: RoutedWorker, b: RoutedWorker): number {
+  return a.connectedAt - b.connectedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
 /** How long a call may take, as a worker lists it in `_meta['wardrik/timeout']` (ms), if it does. */

@@ -5,15 +5,16 @@ import { COMMON_HELP, type Command, commonOptions, flag, positionals, SERVER_HEL
 import { resolveConnection } from '../connection.js';
 import { clip, print, printJson, table, when } from '../output.js';
 
-/** `wardrik workers`: the workers connected to the server, their tools and their load. */
+/** `wardrik workers`: the workers connected to the cluster, their node, tools and load. */
 export const workers: Command = {
   name: 'workers',
-  summary: 'list connected workers: principal, tools, tools left out, calls in flight',
+  summary: 'list connected workers: node, principal, tools, tools left out, calls in flight',
   usage: `Usage: wardrik workers [options]
 
-Lists the workers connected to the server, oldest first: the principal each acts as, when it
-connected, how many calls it is running (LOAD), the tools it offers (agents see them as
-workers__NAME) and the tools it listed that were left out, with why.
+Lists the workers connected to the server and to every node sharing its store, oldest first:
+the node each is connected to, the principal it acts as, when it connected, how many calls it
+is running (LOAD; for a worker on another node, as that node last said), the tools it offers
+(agents see them as workers__NAME) and the tools it listed that were left out, with why.
 
 Options:
 ${SERVER_HELP}
@@ -34,9 +35,10 @@ ${COMMON_HELP}`,
     const sorted = [...rows].sort((a, b) => a.connectedAt - b.connectedAt);
     print(
       table(
-        ['ID', 'PRINCIPAL', 'CONNECTED', 'LOAD', 'TOOLS'],
+        ['ID', 'NODE', 'PRINCIPAL', 'CONNECTED', 'LOAD', 'TOOLS'],
         sorted.map((worker) => [
           worker.id,
+          clip(worker.node ?? '-', 40),
           worker.principal,
           when(worker.connectedAt),
           String(worker.inflight),
