@@ -2,7 +2,7 @@
 // counters (commits, WAL), the CPU its processes use, and pgbench.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -17,7 +17,7 @@ export function schemaName(): string {
 
 /** Runs `work` on a connection of its own, whose search path is `schema` (if given). */
 export async function withClient<T>(schema: string | undefined, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: DATABASE_URL, application_name: 'wardrik-bench' });
+  const client = new pg.Client({ connectionString: DATABASE_URL, application_name: APPLICATION_NAME });
   await client.connect();
   try {
     if (schema) await client.query(`SET search_path TO "${schema}"`);
@@ -84,30 +84,66 @@ function statFields(pid: string): string[] | undefined {
   }
 }
 
+/** A `postgres` process's CPU time so far (utime + stime), in clock ticks; undefined once it has exited. */
+function processTicks(pid: number): number | undefined {
+  const fields = statFields(String(pid));
+  return fields ? Number(fields[12]) + Number(fields[13]) : undefined;
+}
+
+/** The application name of every connection this benchmark opens (its nodes', pgbench's), so that their backends can be told from others'. */
+export const APPLICATION_NAME = 'wardrik-bench';
+
 /**
- * CPU seconds used by PostgreSQL so far: every live `postgres` process (its own time) and the
- * postmaster's reaped children (backends that exited, e.g. pgbench's). Linux only; NaN elsewhere.
+ * CPU seconds used by the PostgreSQL backends serving this benchmark's connections (application
+ * name starting with {@link APPLICATION_NAME}) while it runs: other sessions on the same server
+ * (the machine is shared) are left out. Sampled every 100 ms, so a backend that exits loses at most
+ * its last 100 ms. Linux only.
  */
-export function postgresCpuSeconds(): number {
-  let pids: string[];
-  try {
-    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
-  } catch {
-    return Number.NaN;
+export class BackendCpu {
+  readonly #client: pg.Client;
+  readonly #baseline = new Map<number, number>();
+  readonly #last = new Map<number, number>();
+  #timer: NodeJS.Timeout | undefined;
+  #polling: Promise<void> | undefined;
+  #started = false;
+
+  constructor(client: pg.Client) {
+    this.#client = client;
   }
-  const processes = new Map<string, string[]>();
-  for (const pid of pids) {
-    const fields = statFields(pid);
-    if (fields?.[0] === 'postgres') processes.set(pid, fields);
+
+  async start(): Promise<void> {
+    await this.#poll();
+    this.#started = true;
+    this.#timer = setInterval(() => void this.#poll(), 100);
   }
-  let ticks = 0;
-  for (const fields of processes.values()) {
-    // fields: [comm, state, ppid, ..., utime (index 12), stime (13), cutime (14), cstime (15)]
-    ticks += Number(fields[12]) + Number(fields[13]);
-    const isPostmaster = !processes.has(fields[2] as string);
-    if (isPostmaster) ticks += Number(fields[14]) + Number(fields[15]);
+
+  /** Stops sampling; the CPU seconds used since `start`. */
+  async stop(): Promise<number> {
+    clearInterval(this.#timer);
+    await this.#polling;
+    await this.#poll();
+    let ticks = 0;
+    for (const [pid, last] of this.#last) ticks += last - (this.#baseline.get(pid) ?? 0);
+    return ticks / TICKS_PER_SECOND;
   }
-  return ticks / TICKS_PER_SECOND;
+
+  #poll(): Promise<void> {
+    this.#polling ??= (async () => {
+      const { rows } = await this.#client.query<{ pid: number }>(
+        'SELECT pid FROM pg_stat_activity WHERE application_name LIKE $1 AND pid <> pg_backend_pid()',
+        [`${APPLICATION_NAME}%`],
+      );
+      for (const { pid } of rows) {
+        const ticks = processTicks(pid);
+        if (ticks === undefined) continue;
+        if (!this.#baseline.has(pid)) this.#baseline.set(pid, this.#started ? 0 : ticks);
+        this.#last.set(pid, ticks);
+      }
+    })().finally(() => {
+      this.#polling = undefined;
+    });
+    return this.#polling;
+  }
 }
 
 /** The machine's busy and total CPU seconds so far (all cores), from /proc/stat. */
@@ -172,6 +208,7 @@ export async function pgbench(options: {
   const child = spawn('sh', ['-c', 'pgbench "$@" && echo "CPU $(cut -d" " -f16,17 /proc/$$/stat)"', 'sh', ...args], {
     env: {
       ...process.env,
+      PGAPPNAME: `${APPLICATION_NAME}-pgbench`,
       PGOPTIONS: `-c search_path=${options.schema} -c synchronous_commit=${options.synchronousCommit ? 'on' : 'off'}`,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -62,7 +62,11 @@ function print(value: unknown): void {
 
 const env = process.env;
 const store = postgresStore(
-  { connectionString: databaseUrl, ...(env.PGB_POOL_MAX ? { max: Number(env.PGB_POOL_MAX) } : {}) },
+  {
+    connectionString: databaseUrl,
+    application_name: `wardrik-bench-${nodeName}`,
+    ...(env.PGB_POOL_MAX ? { max: Number(env.PGB_POOL_MAX) } : {}),
+  },
   { schema, synchronousCommit: env.PGB_SYNCHRONOUS_COMMIT !== 'off' },
 );
 const wardrik = await createWardrik({

@@ -24,12 +24,12 @@ import { createWardrik, defineAgent, postgresStore } from 'wardrik';
 import { callingModel, updateTool } from './postgres-agents.js';
 import { NodeProcess, type NodeStats, statementCount } from './postgres-cluster.js';
 import {
+  BackendCpu,
   counterDelta,
   DATABASE_URL,
   dropSchema,
   machineCpuSeconds,
   pgbench,
-  postgresCpuSeconds,
   type ServerCounters,
   schemaName,
   serverCounters,
@@ -201,6 +201,7 @@ interface Measured {
   readonly statements: number;
   readonly server: ServerCounters;
   readonly nodeCpu: number;
+  /** CPU seconds of the backends serving this benchmark's connections. */
   readonly postgresCpu: number;
   /** CPU seconds of pgbench's own process. */
   readonly clientCpu: number;
@@ -215,12 +216,13 @@ async function measured(
 ): Promise<Measured> {
   const server0 = await serverCounters(client, 1100);
   const stats0 = await Promise.all(nodes.map((node) => node.stats()));
-  const postgres0 = postgresCpuSeconds();
+  const backends = new BackendCpu(client);
+  await backends.start();
   const machine0 = machineCpuSeconds();
   const began = performance.now();
   const done = await work();
   const seconds = done.seconds ?? (performance.now() - began) / 1000;
-  const postgres1 = postgresCpuSeconds();
+  const postgresCpu = await backends.stop();
   const machine1 = machineCpuSeconds();
   const stats1 = await Promise.all(nodes.map((node) => node.stats()));
   const server1 = await serverCounters(client, 1100);
@@ -233,7 +235,7 @@ async function measured(
     statements: sum(stats1, statementCount) - sum(stats0, statementCount),
     server: counterDelta(server0, server1),
     nodeCpu: sum(stats1, (each) => each.cpuSeconds) - sum(stats0, (each) => each.cpuSeconds),
-    postgresCpu: postgres1 - postgres0,
+    postgresCpu,
     clientCpu: done.clientCpu ?? 0,
     machineBusy: (machine1.busy - machine0.busy) / (machine1.total - machine0.total),
   };
@@ -353,15 +355,15 @@ async function throughput(): Promise<void> {
           'Node CPU': isPgbench
             ? `${percent(m((each) => each.clientCpu / each.seconds))} (pgbench)`
             : percent(m((each) => each.nodeCpu / each.seconds)),
-          'PostgreSQL CPU': percent(m((each) => each.postgresCpu / each.seconds)),
-          'machine busy (of 2 cores)': percent(m((each) => each.machineBusy)),
+          'PostgreSQL CPU (its backends)': percent(m((each) => each.postgresCpu / each.seconds)),
+          'machine busy (all processes)': percent(m((each) => each.machineBusy)),
         });
       }
       table(
         `PostgreSQL throughput: ${runs} concurrent runs × ${calls} calls, zero-latency scripted model, synchronous_commit on ` +
           `(medians of ${rounds} rounds, cases alternating; ${nodeCount} nodes: ${nodeCount} processes on one schema, each starting its share; ` +
           `pgbench: ${pgbenchClients} clients × ${pgbenchSeconds} s, one "call" = 2 transactions inserting rows of ` +
-          `${variables.model}+${variables.started} and ${variables.answered} bytes; CPU in % of one core)`,
+          `${variables.model}+${variables.started} and ${variables.answered} bytes; CPU in % of one core: the nodes' processes (or pgbench's), the PostgreSQL backends serving them, and the whole machine, other sessions included)`,
         rows,
       );
     });
@@ -514,11 +516,12 @@ async function leaseUpkeep(): Promise<void> {
       await sleep(leaseMs); // a few renewals and claim passes before measuring
       const server0 = await serverCounters(client, 1100);
       const stats0 = await node.stats();
-      const postgres0 = postgresCpuSeconds();
+      const backends = new BackendCpu(client);
+      await backends.start();
       const time0 = performance.now();
       await sleep(seconds * 1000);
       const stats1 = await node.stats();
-      const postgres1 = postgresCpuSeconds();
+      const postgresCpu = await backends.stop();
       const window = (performance.now() - time0) / 1000;
       const server1 = await serverCounters(client, 1100);
       const serverSeconds = window + 1.1;
@@ -545,7 +548,7 @@ async function leaseUpkeep(): Promise<void> {
             'peer: one UPDATE per lease per heartbeat': `${fixed(perRunPeer)} statements/s`,
             'statements ÷ peer': `${((total / window / perRunPeer) * 100).toFixed(3)}%`,
             'Node CPU': percent((stats1.cpuSeconds - stats0.cpuSeconds) / window),
-            'PostgreSQL CPU': percent((postgres1 - postgres0) / window),
+            'PostgreSQL CPU (its backends)': percent(postgresCpu / window),
             'db commits/s (all sessions)': fixed(server.commits / serverSeconds, 1),
             'WAL kB/s (cluster)': fixed(server.walBytes / 1024 / serverSeconds),
             'node RSS': `${fixed(stats1.rssMb)} MB`,
