@@ -42,7 +42,16 @@ export const storeKinds: ReadonlyArray<{ readonly name: string; readonly make: (
     name: 'one MemoryStore',
     make: () => {
       const shared = new MemoryStore();
-      return { name: 'memory', store: () => shared, close: async () => {} };
+      // Each node closes its own view of the store; the store itself closes with the cluster.
+      const view = () =>
+        new Proxy(shared, {
+          get(target, property) {
+            if (property === 'close') return async () => {};
+            const value = Reflect.get(target, property, target);
+            return typeof value === 'function' ? value.bind(target) : value;
+          },
+        });
+      return { name: 'memory', store: view, close: () => shared.close() };
     },
   },
   {

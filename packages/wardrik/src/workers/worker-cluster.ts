@@ -50,6 +50,8 @@ export class WorkerCluster {
   readonly #sent: SentCalls;
   readonly #served: ServedCalls;
   readonly #remote = new Map<string, RemoteWorker>();
+  /** Offers ignored (malformed), by worker and revision: logged once. */
+  readonly #ignored = new Set<string>();
   /** The other live nodes at the last beat. */
   #alive: ReadonlyMap<string, string> = new Map();
   #version: string | undefined;
@@ -139,21 +141,27 @@ export class WorkerCluster {
     });
   }
 
-  /** Reads the other nodes' offers again (coalesced: a read asked for during one runs once after it). */
+  /**
+   * Reads the other nodes' offers again. Coalesced: asked for while a read is under way, one more
+   * read follows it, and the promise resolves after that one.
+   */
   refresh(): Promise<void> {
-    if (this.#refreshing) {
-      this.#refreshAgain = true;
-      return this.#refreshing;
-    }
-    this.#refreshing = (async () => {
-      do {
+    this.#refreshAgain = true;
+    this.#refreshing ??= this.#refreshLoop();
+    return this.#refreshing;
+  }
+
+  async #refreshLoop(): Promise<void> {
+    await Promise.resolve(); // runs once #refreshing is set
+    try {
+      while (this.#refreshAgain) {
         this.#refreshAgain = false;
         await this.#readOffers();
-      } while (this.#refreshAgain);
-    })().finally(() => {
+      }
+    } finally {
+      // Cleared right after the last check (no await between): a refresh asked for later starts anew.
       this.#refreshing = undefined;
-    });
-    return this.#refreshing;
+    }
   }
 
   /** Sends a call to a remote worker (see `SentCalls`). */
@@ -274,7 +282,11 @@ export class WorkerCluster {
       }
       const made = RemoteWorker.from(offer, this.send);
       if (typeof made === 'string') {
-        this.#options.log(`the offer of worker ${String(offer.workerId)} is ignored: ${made}`);
+        const key = `${String(offer.workerId)}\u0000${String(offer.revision)}`;
+        if (!this.#ignored.has(key)) {
+          this.#ignored.add(key);
+          this.#options.log(`the offer of worker ${String(offer.workerId)} is ignored: ${made}`);
+        }
         continue;
       }
       if (known) known.closed = true;
@@ -306,29 +318,33 @@ export class WorkerCluster {
     }
   }
 
-  /** Takes this node's mail and acts on it (coalesced: mail that comes during a take is taken right after). */
+  /**
+   * Takes this node's mail and acts on it. Coalesced: mail signalled while a take is under way is
+   * taken right after it.
+   */
   #drain(): Promise<void> {
-    if (this.#draining) {
-      this.#drainAgain = true;
-      return this.#draining;
-    }
-    this.#draining = (async () => {
-      try {
-        do {
-          this.#drainAgain = false;
-          for (;;) {
-            const messages = await this.#options.store.takeMail(this.#options.node.id);
-            for (const message of messages) this.#dispatch(message);
-            if (messages.length < TAKE_AGAIN_AT) break;
-          }
-        } while (this.#drainAgain);
-      } catch (cause) {
-        this.#options.log(`node ${this.#options.node.name}: could not take its mail: ${describe(cause)}`);
-      }
-    })().finally(() => {
-      this.#draining = undefined;
-    });
+    this.#drainAgain = true;
+    this.#draining ??= this.#drainLoop();
     return this.#draining;
+  }
+
+  async #drainLoop(): Promise<void> {
+    await Promise.resolve(); // runs once #draining is set
+    try {
+      while (this.#drainAgain) {
+        this.#drainAgain = false;
+        for (;;) {
+          const messages = await this.#options.store.takeMail(this.#options.node.id);
+          for (const message of messages) this.#dispatch(message);
+          if (messages.length < TAKE_AGAIN_AT) break;
+        }
+      }
+    } catch (cause) {
+      this.#options.log(`node ${this.#options.node.name}: could not take its mail: ${describe(cause)}`);
+    } finally {
+      // Cleared right after the last check (no await between): mail signalled later starts a new take.
+      this.#draining = undefined;
+    }
   }
 
   #dispatch(message: NodeMessage): void {
