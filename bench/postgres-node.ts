@@ -4,10 +4,10 @@
 // unset), PGB_SYNCHRONOUS_COMMIT (on|off), PGB_CALLS (calls per run of the lookup and update agents),
 // PGB_POOL_MAX (the pool's size; pg's default 10), PGB_MAX_RUNS (the runtime's maxRuns).
 //
-// Every statement this process sends to PostgreSQL is counted here, by prepared statement name (or
-// its text's first words), with its time: pg.Client.prototype.query is wrapped before the store
-// opens. Prints `{"ready":true,"pid":…}` once the node has migrated and recovered, then obeys one
-// JSON command per line on stdin, answering each with a line carrying the command's id:
+// Every statement this process sends to PostgreSQL is counted, by prepared statement name (or its
+// text's first words), with its time (postgres-statements.ts), from before the store opens. Prints
+// `{"ready":true,"pid":…}` once the node has migrated and recovered, then obeys one JSON command per
+// line on stdin, answering each with a line carrying the command's id:
 // - `{"id":1,"run":{"agent":"update","runs":64}}`: runs that many runs at once, until they end;
 // - `{"id":2,"start":{"agent":"wait","runs":10000,"concurrency":500}}`: starts them and answers
 //   once every one is on disk (the `wait` agent's runs then sit in a one-hour tool call);
@@ -15,9 +15,9 @@
 // - `{"id":4,"close":true}`: closes the node (its leases are released) and exits.
 import { writeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import pg from 'pg';
 import { createWardrik, postgresStore } from 'wardrik';
 import { benchAgents } from './postgres-agents.js';
+import { countStatements, statements } from './postgres-statements.js';
 
 const [databaseUrl, schema, nodeName] = process.argv.slice(2);
 if (!databaseUrl || !schema || !nodeName) {
@@ -25,36 +25,7 @@ if (!databaseUrl || !schema || !nodeName) {
   process.exit(2);
 }
 
-/** Statements sent, by name: how many and how long they took (ms, when the caller awaited a promise). */
-const statements = new Map<string, { count: number; ms: number }>();
-
-function statementName(config: unknown): string {
-  if (typeof config === 'string') return config.trim().replace(/\s+/g, ' ').slice(0, 48);
-  const { name, text } = (config ?? {}) as { name?: string; text?: string };
-  return name ?? (text ?? '?').trim().replace(/\s+/g, ' ').slice(0, 48);
-}
-
-const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
-(pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown }).query = function (
-  this: pg.Client,
-  ...args: unknown[]
-) {
-  const name = statementName(args[0]);
-  const entry = statements.get(name) ?? { count: 0, ms: 0 };
-  statements.set(name, entry);
-  entry.count += 1;
-  const began = performance.now();
-  const result = query.apply(this, args);
-  if (result instanceof Promise) {
-    result.then(
-      () => {
-        entry.ms += performance.now() - began;
-      },
-      () => {},
-    );
-  }
-  return result;
-};
+countStatements();
 
 function print(value: unknown): void {
   writeSync(1, `${JSON.stringify(value)}\n`);

@@ -35,6 +35,7 @@ import {
   serverCounters,
   withClient,
 } from './postgres-db.js';
+import { countStatements, statementDelta, statementSnapshot } from './postgres-statements.js';
 import { median, percentile, table, us } from './stats.js';
 
 const env = process.env;
@@ -56,13 +57,30 @@ function intervals(marks: readonly number[]): number[] {
 /** The steps measured are those after the first few (the pool's connections open there). */
 const WARM_STEPS = 5;
 
+/** One side's round: the time between steps (µs), and per step the time spent in statements and the CPU this process used (µs). */
+interface SideRound {
+  readonly times: number[];
+  readonly statementUs: number;
+  readonly cpuUs: number;
+}
+
+/** Runs `steps` steps of `work`, counting this process's CPU and the time it spent in statements. */
+async function side(steps: number, work: () => Promise<number[]>): Promise<SideRound> {
+  const before = statementSnapshot();
+  const cpu = process.cpuUsage();
+  const times = await work();
+  const used = process.cpuUsage(cpu);
+  const sent = statementDelta(before, statementSnapshot());
+  return { times, statementUs: (sent.ms * 1000) / steps, cpuUs: (used.user + used.system) / steps };
+}
+
 /** One run of `steps` unannotated calls on a new node; the time between its model steps. */
 async function wardrikStepTimes(options: {
   schema: string;
   synchronousCommit: boolean;
   durableAnswers: boolean;
   steps: number;
-}): Promise<{ times: number[]; runId: string }> {
+}): Promise<{ round: SideRound; runId: string }> {
   const marks: number[] = [];
   const model = callingModel('update', options.steps, () => marks.push(performance.now()));
   const wardrik = await createWardrik({
@@ -72,9 +90,13 @@ async function wardrikStepTimes(options: {
     ],
     durableAnswers: options.durableAnswers,
   });
-  const { runId } = await wardrik.run('latency', 'go');
+  let runId = '';
+  const round = await side(options.steps, async () => {
+    runId = (await wardrik.run('latency', 'go')).runId;
+    return intervals(marks).slice(WARM_STEPS);
+  });
   await wardrik.close();
-  return { times: intervals(marks).slice(WARM_STEPS), runId };
+  return { round, runId };
 }
 
 /** The journal records of one step of a Wardrik run (JSON text as stored), to replay raw. */
@@ -137,6 +159,7 @@ async function floorStepTimes(
 }
 
 async function journaledCallLatency(): Promise<void> {
+  countStatements();
   const rounds = number('PG_ROUNDS', 5);
   const rows: Record<string, string>[] = [];
   for (const synchronousCommit of [true, false]) {
@@ -149,23 +172,30 @@ async function journaledCallLatency(): Promise<void> {
           await client.query(`SET synchronous_commit TO ${synchronousCommit ? 'on' : 'off'}`);
           const templates = await stepRecords(client, warm.runId);
           await floorStepTimes(client, templates, 50, durableAnswers, 'floor_warm');
-          const results: { floor: number[]; wardrik: number[] }[] = [];
+          const results: { floor: SideRound; wardrik: SideRound }[] = [];
           for (let round = 0; round < rounds; round++) {
             const floorFirst = round % 2 === 0;
-            let floor: number[] = [];
+            let floor: SideRound | undefined;
             const measureFloor = async () => {
-              floor = await floorStepTimes(client, templates, steps, durableAnswers, `floor_${round}`);
+              floor = await side(steps, () =>
+                floorStepTimes(client, templates, steps, durableAnswers, `floor_${round}`),
+              );
             };
             if (floorFirst) await measureFloor();
-            const { times } = await wardrikStepTimes({ schema, synchronousCommit, durableAnswers, steps });
+            const wardrik = await wardrikStepTimes({ schema, synchronousCommit, durableAnswers, steps });
             if (!floorFirst) await measureFloor();
-            results.push({ floor, wardrik: times });
+            results.push({ floor: floor as SideRound, wardrik: wardrik.round });
           }
           return results;
         });
-        const p = (side: 'floor' | 'wardrik', q: number) => median(perRound.map((round) => percentile(round[side], q)));
-        const p50Ratios = perRound.map((round) => median(round.wardrik) / median(round.floor));
-        const p99Ratios = perRound.map((round) => percentile(round.wardrik, 99) / percentile(round.floor, 99));
+        const p = (which: 'floor' | 'wardrik', q: number) =>
+          median(perRound.map((round) => percentile(round[which].times, q)));
+        const per = (which: 'floor' | 'wardrik', of: 'statementUs' | 'cpuUs') =>
+          us(median(perRound.map((round) => round[which][of])));
+        const p50Ratios = perRound.map((round) => median(round.wardrik.times) / median(round.floor.times));
+        const p99Ratios = perRound.map(
+          (round) => percentile(round.wardrik.times, 99) / percentile(round.floor.times, 99),
+        );
         rows.push({
           synchronous_commit: synchronousCommit ? 'on (default)' : 'off',
           durableAnswers: durableAnswers ? 'true (default)' : 'false',
@@ -176,6 +206,8 @@ async function journaledCallLatency(): Promise<void> {
           'p50 ratio (target ≤ 1.5×)': ratio(median(p50Ratios)),
           'p50 ratio, rounds': `${ratio(Math.min(...p50Ratios))}–${ratio(Math.max(...p50Ratios))}`,
           'p99 ratio': ratio(median(p99Ratios)),
+          'in statements / step: floor, wardrik': `${per('floor', 'statementUs')}, ${per('wardrik', 'statementUs')}`,
+          'Node CPU / step: floor, wardrik': `${per('floor', 'cpuUs')}, ${per('wardrik', 'cpuUs')}`,
         });
       } finally {
         await dropSchema(schema);
@@ -184,7 +216,8 @@ async function journaledCallLatency(): Promise<void> {
   }
   table(
     `PostgreSQL: one journaled call of a non-repeatable tool per step (medians of ${rounds} alternating rounds; ` +
-      'the intent committed before the tool runs; with durableAnswers, its answer too before the model sees it)',
+      'the intent committed before the tool runs; with durableAnswers, its answer too before the model sees it; ' +
+      'per step: time from query() to its result, and CPU of this process, all threads)',
     rows,
   );
 }
