@@ -52,7 +52,7 @@ const has = (signals: readonly RunSignal[], type: RunSignal['type'], runId: stri
 const A = { node: 'node-a', leaseMs: 60_000 };
 
 describe('PostgresStore signals', () => {
-  it('requested, claimable and appended reach another node; a store hears its own once', async () => {
+  it('requested, claimable and appended (a run parked or ended) reach another node; a store hears its own once', async () => {
     const [a, b, c] = await nodes({}, {}, {});
     if (!a || !b || !c) throw new Error('three nodes');
     const atA = heard(a);
@@ -60,7 +60,7 @@ describe('PostgresStore signals', () => {
     await Promise.all([a.listening(), b.listening()]);
 
     const lease = (await a.claimRun('r1', A)) as Lease;
-    // Two writes of one run in one flush: one `appended`, with the last seq.
+    // Two writes of one run in one flush, the last parking it: one `appended`, with the last seq.
     await Promise.all([
       a.write({ runId: 'r1', run: row('r1'), records: [record('r1', 1)], lease }, { durable: true }),
       a.write(
@@ -75,7 +75,10 @@ describe('PostgresStore signals', () => {
     await until(() => has(atA, 'requested', 'r1'), 10_000);
     await a.releaseLease(lease); // a request waits: the run is claimable
     // A marker from a third node: heard after everything before it on each listening connection.
-    await c.write({ runId: 'marker', records: [record('marker', 1)] }, { durable: true });
+    await c.write(
+      { runId: 'marker', run: row('marker', 'completed'), records: [record('marker', 1)] },
+      { durable: true },
+    );
     await until(() => has(atA, 'appended', 'marker') && has(atB, 'appended', 'marker'), 10_000);
 
     const expected: RunSignal[] = [

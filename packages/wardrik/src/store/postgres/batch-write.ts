@@ -9,7 +9,9 @@ import type { Outcomes } from './group-commit.js';
  * those runs over until the transaction ends), keeps only the writes whose lease is still the
  * run's lease (node and epoch), applies those — run rows, journal records, parks, closed parks,
  * journaled answers, taken cancels — with one INSERT or UPDATE per table over arrays, and
- * notifies each run's last seq (`appended`, delivered at commit). It returns the writes it
+ * notifies the last seq of each run that parked or ended (`appended`, delivered at commit: what
+ * other nodes' waiters need at once; followers of a run's other records look every second, since a
+ * NOTIFY in every commit serializes the commits of all nodes in PostgreSQL). It returns the writes it
  * refused and the leases it found for them. One round trip; run alone, it is its own transaction.
  *
  * The data-modifying parts of one statement do not see each other's rows, so a park inserted
@@ -87,8 +89,10 @@ cancels_taken AS (
   DELETE FROM run_cancels WHERE run_id IN (SELECT a.run_id FROM applied a WHERE a.i = ANY ($25::int[]))
 ),
 notified AS (
-  SELECT pg_notify($26, json_build_object('type', 'appended', 'runId', run_id, 'seq', max(seq), 'source', $27::text)::text)
-  FROM records GROUP BY run_id
+  SELECT pg_notify($26, json_build_object('type', 'appended', 'runId', rec.run_id, 'seq', max(rec.seq), 'source', $27::text)::text)
+  FROM records rec
+  WHERE rec.run_id IN (SELECT r.id FROM run_rows r WHERE r.status <> 'running')
+  GROUP BY rec.run_id
 )
 SELECT
   ARRAY(SELECT w.i FROM writes w WHERE w.i NOT IN (SELECT a.i FROM applied a) ORDER BY w.i) AS refused,
@@ -98,7 +102,7 @@ SELECT
 `;
 
 /** The batch statement's name: prepared once per connection. */
-const BATCH_STATEMENT = 'wardrik_batch_write_v1';
+const BATCH_STATEMENT = 'wardrik_batch_write_v2';
 
 interface BatchResult {
   readonly refused: number[];
