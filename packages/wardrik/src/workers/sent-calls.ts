@@ -16,6 +16,8 @@ export interface SentCallsOptions {
   readonly ttlMs: number;
   /** Reads the registry again (an answer came after the worker's tools changed). */
   readonly refresh: () => Promise<void>;
+  /** Takes this node's mail and acts on it (an outcome already there wins over a node's death). */
+  readonly drain: () => Promise<void>;
   readonly log: (message: string) => void;
 }
 
@@ -224,6 +226,9 @@ export class SentCalls {
 
   async #targetGone(sent: Sent): Promise<void> {
     const target = sent.worker.node;
+    // A node that stopped may have left the outcome first (a worker closed with its node).
+    await this.#options.drain();
+    if (sent.done) return;
     const withdrawn = await this.#options.store.withdraw(sent.id).catch(() => false);
     this.#finish(
       sent,

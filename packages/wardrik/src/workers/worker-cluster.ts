@@ -57,6 +57,8 @@ export class WorkerCluster {
   #version: string | undefined;
   /** Loads of this node's workers as the store last took them. */
   readonly #publishedLoads = new Map<string, number>();
+  /** Local workers whose offer is in the store (their loads can be recorded). */
+  readonly #stored = new Set<string>();
   /** The last write of each local worker's offer (put or remove), chained. */
   readonly #offering = new Map<string, Promise<void>>();
   /** Local workers whose offer could not be written or removed: done again at the next beat. */
@@ -80,6 +82,7 @@ export class WorkerCluster {
       node: options.node.id,
       ttlMs: options.ttlMs,
       refresh: () => this.refresh(),
+      drain: () => this.#drain(),
       log: options.log,
     });
     this.#served = new ServedCalls({
@@ -124,6 +127,7 @@ export class WorkerCluster {
         rejected: worker.rejected,
         revision: worker.revision,
       });
+      if (!worker.closed) this.#stored.add(worker.id);
       if (!worker.closed && worker.connectedAt !== connectedAt) {
         worker.connectedAt = connectedAt;
         this.#options.changed();
@@ -134,6 +138,7 @@ export class WorkerCluster {
   /** Removes a local worker's offer (it disconnected). */
   unpublish(worker: WorkerConnection): void {
     this.#publishedLoads.delete(worker.id);
+    this.#stored.delete(worker.id);
     if (this.#left) return;
     this.#chain(worker, async () => {
       await this.#ready;
@@ -226,7 +231,8 @@ export class WorkerCluster {
     const { store, node, ttlMs } = this.#options;
     const loads: Record<string, number> = {};
     for (const worker of this.#options.localWorkers()) {
-      if (worker.closed || this.#publishedLoads.get(worker.id) === worker.inflight) continue;
+      if (worker.closed || !this.#stored.has(worker.id)) continue;
+      if (this.#publishedLoads.get(worker.id) === worker.inflight) continue;
       loads[worker.id] = worker.inflight;
     }
     const beganAt = Date.now();
@@ -245,6 +251,7 @@ export class WorkerCluster {
       this.#options.log(`node ${node.name}: the other nodes took it for dead (its beats came late); offering again`);
       this.#sent.lapsed();
       this.#publishedLoads.clear();
+      this.#stored.clear();
       for (const worker of this.#options.localWorkers()) if (!worker.closed) this.#unsynced.set(worker.id, worker);
     }
     this.#beaten = true;
