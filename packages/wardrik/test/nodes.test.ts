@@ -49,7 +49,12 @@ let cluster: Cluster | undefined;
 afterEach(async () => {
   release?.();
   sent?.();
+  const failures = opened.flatMap((wardrik) =>
+    wardrik.failure ? [`${wardrik.node}: ${wardrik.failure.message}`] : [],
+  );
   await Promise.all(opened.splice(0).map((wardrik) => wardrik.close()));
+  // A node whose store failed may have looked fine to the test: it must not have.
+  expect(failures).toEqual([]);
   await cluster?.close();
   cluster = undefined;
   executed = [];

@@ -941,11 +941,14 @@ export class Wardrik {
     this.#releaseLease(driver);
   }
 
-  /** Gives the run's lease up (it parked or ended): any node may take the run when it needs driving. */
+  /**
+   * Gives the run's lease up (it parked or ended): any node may take the run when it needs driving.
+   * The driver keeps naming the lease it had, so that a write it might still make is refused (fenced)
+   * rather than applied unfenced; a driver taken up again gets the lease newly claimed for it.
+   */
   #releaseLease(driver: RunDriver): void {
     const lease = driver.lease;
     if (!lease) return;
-    driver.lease = undefined;
     this.#ownership.release(lease).catch((thrown: unknown) => {
       if (StoreError.isInstance(thrown)) this.#fail(thrown);
     });
@@ -958,10 +961,8 @@ export class Wardrik {
   #lose(runId: string): void {
     this.#ownership.forget(runId);
     this.#resting.delete(runId);
-    const driver = this.#drivers.get(runId);
-    if (!driver) return;
-    driver.lease = undefined;
-    driver.stop();
+    // It keeps naming its lost lease: anything it still writes is refused, never applied unfenced.
+    this.#drivers.get(runId)?.stop();
   }
 
   /** What the store signals: requests for runs driven here, runs to take over, journals that grew. */
