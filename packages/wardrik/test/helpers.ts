@@ -43,3 +43,32 @@ export async function until(check: () => boolean | Promise<boolean>, timeoutMs =
 export function modelSteps(journal: readonly { record: JournalRecord }[]) {
   return journal.flatMap(({ record }) => (record.type === 'model-step' ? [record] : []));
 }
+
+/** How long after the trigger an operation is sent. */
+export type Delay = { readonly microtasks: number } | 'immediate' | 'timer';
+export const DELAYS: ReadonlyArray<readonly [string, Delay]> = (
+  [
+    { microtasks: 0 },
+    { microtasks: 1 },
+    { microtasks: 2 },
+    { microtasks: 3 },
+    { microtasks: 4 },
+    { microtasks: 5 },
+    'immediate',
+    'timer',
+  ] as const
+).map((delay) => [describeDelay(delay), delay] as const);
+
+export function after(delay: Delay, action: () => void): void {
+  if (delay === 'immediate') setImmediate(action);
+  else if (delay === 'timer') setTimeout(action, 0);
+  else {
+    let left = delay.microtasks;
+    const step = () => (left-- > 0 ? queueMicrotask(step) : action());
+    queueMicrotask(step);
+  }
+}
+
+export function describeDelay(delay: Delay): string {
+  return typeof delay === 'string' ? delay : `${delay.microtasks} microtasks`;
+}

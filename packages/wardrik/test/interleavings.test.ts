@@ -18,36 +18,7 @@ import {
 } from '../src/index.js';
 import { rebuildState } from '../src/journal/state.js';
 import { lastToolResults, memoryStore, ScriptedModel } from '../src/testing/index.js';
-import { tempDbPath, until } from './helpers.js';
-
-/** How long after the trigger an operation is sent. */
-type Delay = { readonly microtasks: number } | 'immediate' | 'timer';
-const DELAYS: ReadonlyArray<readonly [string, Delay]> = (
-  [
-    { microtasks: 0 },
-    { microtasks: 1 },
-    { microtasks: 2 },
-    { microtasks: 3 },
-    { microtasks: 4 },
-    { microtasks: 5 },
-    'immediate',
-    'timer',
-  ] as const
-).map((delay) => [describeDelay(delay), delay] as const);
-
-function after(delay: Delay, action: () => void): void {
-  if (delay === 'immediate') setImmediate(action);
-  else if (delay === 'timer') setTimeout(action, 0);
-  else {
-    let left = delay.microtasks;
-    const step = () => (left-- > 0 ? queueMicrotask(step) : action());
-    queueMicrotask(step);
-  }
-}
-
-function describeDelay(delay: Delay): string {
-  return typeof delay === 'string' ? delay : `${delay.microtasks} microtasks`;
-}
+import { after, DELAYS, describeDelay, tempDbPath, until } from './helpers.js';
 
 const STORES: ReadonlyArray<{ name: string; open: () => Store }> = [
   { name: 'memory', open: () => memoryStore() },

@@ -7,10 +7,18 @@
  */
 import { ok, park, tool } from '@wardrik/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createWardrik, defineAgent, type LeaseTerms, type RunEvent, type Store, type Wardrik } from '../src/index.js';
+import {
+  createWardrik,
+  defineAgent,
+  type Lease,
+  type LeaseTerms,
+  type RunEvent,
+  type Store,
+  type Wardrik,
+} from '../src/index.js';
 import { rebuildState } from '../src/journal/state.js';
 import { lastToolResults, MemoryStore, ScriptedModel } from '../src/testing/index.js';
-import { until } from './helpers.js';
+import { after, DELAYS, describeDelay, until } from './helpers.js';
 import { dropTestSchema, openPostgresTestStore, testSchemaName } from './store-factories.js';
 
 /** Stores for several nodes sharing one store: the same memory store, or connections to one schema. */
@@ -170,6 +178,38 @@ describe.each(clusters)('several nodes on $name', ({ make }) => {
     await checkJournal(a, runId);
   });
 
+  it.each(DELAYS)(
+    'a park answered on node B %s after node A journals the step’s other call (A parks meanwhile): the run completes once',
+    async (_, delay) => {
+      cluster = make();
+      const store = cluster.store('a');
+      const calls = [
+        { name: 'refund', arguments: { order: 'A1' } },
+        { name: 'lookup', arguments: { order: 'A1' } },
+      ];
+      const [a, b] = [await node(store, 'a', calls), await node(cluster.store('b'), 'b', calls)];
+      const { runId } = await a.start('clerk', 'refund please');
+      await until(async () => (await store.listParks({ runId, status: 'open' })).length === 1);
+      const [held] = await store.listParks({ runId, status: 'open' });
+      const answered = new Promise<void>((resolve, reject) => {
+        const unsubscribe = a.subscribe(runId, (event) => {
+          if (event.record.type !== 'call-answered') return;
+          unsubscribe();
+          after(delay, () =>
+            b.answerPark(held!.id, { type: 'retry' }, { callHash: held!.callHash, by: 'bob' }).then(resolve, reject),
+          );
+        });
+      });
+      await until(() => release !== undefined);
+      release?.();
+      await answered;
+      expect(await a.wait(runId), describeDelay(delay)).toMatchObject({ status: 'completed' });
+      expect(await b.wait(runId)).toMatchObject({ status: 'completed' });
+      expect(executed).toEqual([`refund A1 on ${runId}`]);
+      await checkJournal(a, runId);
+    },
+  );
+
   it('a cancel sent to node B for a run node A drives reaches A; B hears how it ended', async () => {
     cluster = make();
     const store = cluster.store('a');
@@ -251,6 +291,47 @@ describe('several nodes on one MemoryStore whose clock the test moves', () => {
     expect(after).toHaveLength(before);
     expect(after.some((each) => each.record.type === 'call-answered')).toBe(false);
     await checkJournal(b, runId);
+  });
+
+  it('a node that claims back a run it lost while its old driver still stops (a write hangs) drives it once that one has stopped', async () => {
+    /** Writes that start a call wait until the test opens the gate (a commit that hangs). */
+    class SlowCommitStore extends MemoryStore {
+      gate: Promise<void> | undefined;
+      held = 0;
+      readonly claimed: Lease[] = [];
+      override async claimRuns(...args: Parameters<MemoryStore['claimRuns']>) {
+        const leases = await super.claimRuns(...args);
+        this.claimed.push(...leases);
+        return leases;
+      }
+      override async write(...args: Parameters<MemoryStore['write']>) {
+        if (this.gate && args[0].records.some((each) => each.record.type === 'call-started')) {
+          this.held += 1;
+          await this.gate;
+        }
+        return super.write(...args);
+      }
+    }
+    let clock = 1_000_000;
+    const store = new SlowCommitStore({ now: () => clock });
+    let open!: () => void;
+    store.gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const calls = [{ name: 'send_email', arguments: {} }];
+    const a = await node(store, 'a', calls, { leaseMs: 1_000 });
+    const { runId } = await a.start('clerk', 'mail them');
+    await until(() => store.held === 1);
+    // A's lease runs out by the store's clock while the write hangs; A itself claims the run again.
+    clock += 60_000;
+    await until(() => store.claimed.some((lease) => lease.runId === runId && lease.node === 'a'));
+    store.gate = undefined;
+    open(); // the old write goes on, under the lost lease: refused
+    await until(() => sent !== undefined);
+    sent?.();
+    expect(await a.wait(runId)).toMatchObject({ status: 'completed', output: 'done: ["sent by the first node"]' });
+    expect(executed).toEqual(['send_email']);
+    await checkJournal(a, runId);
   });
 
   it('a node that cannot renew its leases for a whole lease stops driving; another node takes the runs over', async () => {

@@ -49,6 +49,8 @@ export class Ownership {
   /** Takes up to `limit` runs of `agents` that need driving and nobody holds. */
   async claimMany(limit: number, agents: readonly string[]): Promise<Lease[]> {
     if (limit <= 0 || agents.length === 0) return [];
+    // A run whose lease this node is giving up is claimable once that is done: find it in this pass.
+    await Promise.all(this.#releasing.values());
     const leases = await this.#store.claimRuns(this.terms, limit, agents);
     for (const lease of leases) this.#hold(lease);
     return leases;
@@ -66,9 +68,14 @@ export class Ownership {
     await releasing;
   }
 
-  /** Forgets a lease this node lost (a write for it was refused). */
-  forget(runId: string): void {
-    this.#held.delete(runId);
+  /** Whether this node still holds `lease` (not given up, lost, or replaced by a newer one). */
+  holds(lease: Lease): boolean {
+    return this.#held.get(lease.runId)?.lease.epoch === lease.epoch;
+  }
+
+  /** Forgets a lease this node lost (a write under it was refused), unless a newer one replaced it. */
+  forget(lease: Lease): void {
+    if (this.holds(lease)) this.#held.delete(lease.runId);
   }
 
   /** Renews every `leaseMs / 3` until `stop()`. */

@@ -692,7 +692,15 @@ export class Wardrik {
     try {
       for (const lease of leases) {
         releases.push(await this.#locks.acquire(lease.runId));
-        if (this.#drivers.has(lease.runId)) continue;
+        const current = this.#drivers.get(lease.runId);
+        // Taken up here meanwhile (an answer this node journaled): driven under this very lease.
+        if (current?.lease?.epoch === lease.epoch) continue;
+        if (current) {
+          // Still stopping, a driver under a lease that was lost (the store had none live for the
+          // run; a write of it may hang): the run goes on under the new lease once it has stopped.
+          this.#takeUpAfter(current);
+          continue;
+        }
         try {
           const driver = await this.#load(lease.runId, { lease });
           await this.#applyRequests(driver);
@@ -931,8 +939,13 @@ export class Wardrik {
   #afterLockedWrite(driver: RunDriver): void {
     if (driver.ended) this.#settle(driver);
     else if (this.#driving.has(driver.runId)) return;
-    else if (driver.state.openParks === 0) this.#drive(driver);
-    else this.#rest(driver); // still parked: keep it at hand for the next answer
+    else if (driver.state.openParks === 0 && driver.lease && this.#ownership.holds(driver.lease)) this.#drive(driver);
+    else if (driver.state.openParks === 0) {
+      // It parked and gave its lease up while this write was made (under the lease still held then):
+      // it goes on once its lease is claimed anew.
+      this.#resting.put(driver);
+      this.#takeUp(driver.runId);
+    } else this.#rest(driver); // still parked: keep it at hand for the next answer
   }
 
   /** A parked run nobody drives: kept at hand for a while, its lease given up for any node to take. */
@@ -943,26 +956,35 @@ export class Wardrik {
 
   /**
    * Gives the run's lease up (it parked or ended): any node may take the run when it needs driving.
-   * The driver keeps naming the lease it had, so that a write it might still make is refused (fenced)
-   * rather than applied unfenced; a driver taken up again gets the lease newly claimed for it.
+   * Done under the run's lock, so that an answer being journaled meanwhile (under this lease) may
+   * drive the run on under it: then it is kept. The driver keeps naming the lease it had, so that a
+   * write it might still make is refused (fenced) rather than applied unfenced; a driver taken up
+   * again gets the lease newly claimed for it.
    */
   #releaseLease(driver: RunDriver): void {
     const lease = driver.lease;
     if (!lease) return;
-    this.#ownership.release(lease).catch((thrown: unknown) => {
-      if (StoreError.isInstance(thrown)) this.#fail(thrown);
-    });
+    this.#locks
+      .hold(lease.runId, async () => {
+        if (this.#drivers.get(lease.runId)?.lease?.epoch === lease.epoch) return; // driven on under it
+        await this.#ownership.release(lease);
+      })
+      .catch((thrown: unknown) => {
+        if (StoreError.isInstance(thrown)) this.#fail(thrown);
+      });
   }
 
   /**
    * This node lost the run's lease (it expired, or another node took the run over): stop driving
    * it at once, writing nothing. Whoever waits for it hears of its end through the store.
    */
-  #lose(runId: string): void {
-    this.#ownership.forget(runId);
+  #lose(runId: string, lease?: Lease): void {
+    if (lease) this.#ownership.forget(lease);
     this.#resting.delete(runId);
-    // It keeps naming its lost lease: anything it still writes is refused, never applied unfenced.
-    this.#drivers.get(runId)?.stop();
+    // Not a driver under a newer lease (this node took the run up again). The one stopped keeps
+    // naming its lost lease: anything it still writes is refused, never applied unfenced.
+    const driver = this.#drivers.get(runId);
+    if (driver && (!lease || driver.lease?.epoch === lease.epoch)) driver.stop();
   }
 
   /** What the store signals: requests for runs driven here, runs to take over, journals that grew. */
@@ -975,20 +997,39 @@ export class Wardrik {
     if (signal.type === 'requested') {
       // Driven here, or resting here since it parked (its lease given up, or being given up as the
       // answer came): act on the request, taking the run again if no other node did.
-      if (!this.#drivers.has(signal.runId) && !this.#resting.has(signal.runId)) return;
-      this.#locks
-        .hold(signal.runId, async () => {
-          const driver = await this.#loadOrMark(signal.runId);
-          this.#afterLockedWrite(driver);
-        })
-        .catch(() => {
-          // Another node took it, a store failure failed the runtime, or a lost lease stopped the driver.
-        });
+      if (this.#drivers.has(signal.runId) || this.#resting.has(signal.runId)) this.#takeUp(signal.runId);
       return;
     }
     for (const listener of this.#appendListeners.get(signal.runId) ?? []) listener(signal.seq ?? 0);
     // Waited for here but driven elsewhere: its end (or park) reaches us this way.
     if (this.#waiters.has(signal.runId) && !this.#drivers.has(signal.runId)) this.#settleFromStore(signal.runId);
+  }
+
+  /**
+   * Under the run's lock, once its holder is done: loads it (claiming its lease unless held here),
+   * acts on the requests other nodes left for it, and drives it if it can go on.
+   */
+  #takeUp(runId: string): void {
+    this.#locks
+      .hold(runId, async () => {
+        const driver = await this.#loadOrMark(runId);
+        this.#afterLockedWrite(driver);
+      })
+      .catch(() => {
+        // Another node took it, a store failure failed the runtime, or a lost lease stopped the driver.
+      });
+  }
+
+  /** Stops a driver whose lease was lost and, once it has stopped, takes its run up again from the journal. */
+  #takeUpAfter(stale: RunDriver): void {
+    const runId = stale.runId;
+    stale.stop();
+    const stopped = this.#driving.get(runId) ?? Promise.resolve();
+    void stopped.then(() => {
+      if (this.#drivers.get(runId) === stale) this.#drivers.delete(runId);
+      this.#resting.delete(runId); // rebuilt from the journal, not from what it held
+      this.#takeUp(runId);
+    });
   }
 
   /** Tells those waiting for a run driven elsewhere (or by nobody now) if it has settled. */
@@ -1006,12 +1047,13 @@ export class Wardrik {
    */
   async #settledRow(runId: string, known?: RunRow): Promise<RunRow | undefined> {
     const row = known ?? (await this.store.getRun(runId));
-    if (!row || row.status === 'running') return undefined;
-    if (row.status === 'parked') {
-      const requests = await this.store.requests(runId);
-      if (requests.answers.length > 0 || requests.cancel) return undefined;
-    }
-    return row;
+    if (row?.status !== 'parked') return row?.status === 'running' ? undefined : row;
+    // Requests first, then the row again: an answer journaled meanwhile (which clears its request
+    // and updates the row at once) shows in one of the two, never in neither.
+    const requests = await this.store.requests(runId);
+    if (requests.answers.length > 0 || requests.cancel) return undefined;
+    const now = await this.store.getRun(runId);
+    return now?.status === 'running' ? undefined : now;
   }
 
   /** Calls `listener` with the run's last seq each time its journal grows on another node. */
@@ -1048,7 +1090,7 @@ export class Wardrik {
       return await this.#guard(write);
     } catch (thrown) {
       if (LeaseLostError.isInstance(thrown)) {
-        this.#lose(driver.runId);
+        this.#lose(driver.runId, driver.lease);
         throw new RunHeldElsewhereError(`run ${driver.runId} was taken over by another node`, { cause: thrown });
       }
       throw thrown;
@@ -1089,7 +1131,7 @@ export class Wardrik {
       if (outcome === 'stopped' || outcome === 'lost') {
         // Stopped (the process stops, or another node took the run over): nothing settles here.
         this.#drivers.delete(runId);
-        if (outcome === 'lost') this.#ownership.forget(runId);
+        if (outcome === 'lost' && driver.lease) this.#ownership.forget(driver.lease);
       } else this.#settle(driver);
       return;
     }
@@ -1105,17 +1147,18 @@ export class Wardrik {
       this.#releaseLease(driver);
     }
     if (!this.#waiters.has(runId)) return;
-    const result = this.#stateResult(driver);
     if (driver.ended) {
-      this.#waiters.settle(runId, result);
+      this.#waiters.settle(runId, this.#stateResult(driver));
       return;
     }
-    // Parked: unless another node recorded an answer meanwhile, which resumes it soon (here or there).
+    // Parked: unless another node recorded an answer meanwhile, which resumes it soon (here or
+    // there), or one was journaled meanwhile (its park closed: the run goes on).
     this.store
       .requests(runId)
       .then((requests) => {
         if (requests.answers.length > 0 || requests.cancel || this.#drivers.has(runId)) return;
-        this.#waiters.settle(runId, result);
+        if (driver.state.openParks === 0 && !driver.ended) return;
+        this.#waiters.settle(runId, this.#stateResult(driver));
       })
       .catch(() => {});
   }
