@@ -125,8 +125,20 @@ export type {
   RunWrite,
   Store,
 } from './store/store.js';
+export type {
+  Heartbeat,
+  NodeMessage,
+  OfferList,
+  Pulse,
+  StoredOffer,
+  WorkerNode,
+  WorkerOffer,
+  WorkerSignal,
+  WorkerStore,
+} from './store/worker-store.js';
 export {
   type HubOptions,
+  type JoinOptions,
   matches as matchesWorkerPattern,
   WORKER_PREFIX,
   WORKER_TOOL,
