@@ -271,7 +271,9 @@ function importedPackages(directory: string): Map<string, string> {
     if (!entry.isFile() || !/\.(js|d\.ts)$/.test(entry.name)) continue;
     const file = join(entry.parentPath, entry.name);
     const text = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, ''); // not the examples in TSDoc
-    for (const [, specifier = ''] of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^import\s+)['"]([^'"]+)['"]/gm)) {
+    // `from` only in an import or export statement (not in a string such as SQL's `'from', $2`).
+    const statements = /(?:^(?:import|export)\b[^;'"]*?\bfrom\s*|\bimport\s*\(\s*|^import\s+)['"]([^'"]+)['"]/gm;
+    for (const [, specifier = ''] of text.matchAll(statements)) {
       if (specifier.startsWith('.') || specifier.startsWith('node:') || builtinModules.includes(specifier)) continue;
       const parts = specifier.split('/');
       const name = specifier.startsWith('@') ? parts.slice(0, 2).join('/') : (parts[0] ?? specifier);

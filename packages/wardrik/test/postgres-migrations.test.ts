@@ -61,6 +61,10 @@ describe('PostgreSQL migrations', () => {
       'run_cancels',
       'runs',
       'tokens',
+      'worker_mail',
+      'worker_nodes',
+      'worker_offers',
+      'worker_registry',
     ]);
     const journalKey = await client.query(
       `SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
