@@ -1,5 +1,6 @@
 import { type Label, mergeLabels } from './labels.js';
 import { addMeasures, checkMeasure, type Measures } from './measures.js';
+import { type StateChange, type StateSource, StateView, type ToolState } from './state.js';
 
 /**
  * What a tool sees of the call it is running in.
@@ -17,11 +18,21 @@ export interface ToolContext {
   /** The run this call is part of. */
   readonly runId: string;
   /** The agent making the call. */
+  readonly agentName: string;
+  /** @deprecated The same as `agentName`. */
   readonly agent: string;
   /** Whom the run acts for. */
   readonly principal: string;
-  /** This call's id, as the model named it. */
+  /** The run's session, if it has one (see `Wardrik.createSession`). */
+  readonly sessionId?: string;
+  /** This call's id, as Wardrik names it in the journal (`c<step>.<index>`). */
   readonly callId: string;
+  /**
+   * The state: this session's keys, `user:` and `app:` keys, and this run's `temp:` keys. The
+   * call's writes are journaled with its answer and applied once. Reading a value written while a
+   * run carried `outside` gives this call's answer that label.
+   */
+  readonly state: ToolState;
   /** Stays the same if this call is retried or recovered: pass it to payment APIs and the like. */
   readonly idempotencyKey: string;
   /** Aborted when the call is cancelled or passes its `timeout`. */
@@ -77,6 +88,11 @@ export interface ContextOptions {
   readonly principal: string;
   readonly callId: string;
   readonly idempotencyKey: string;
+  readonly sessionId?: string;
+  /** The state the call reads (none: empty). */
+  readonly state?: StateSource;
+  /** Why the call may not write `key`, or undefined when it may. */
+  readonly stateWriteRefusal?: (key: string) => string | undefined;
   readonly signal?: AbortSignal;
   /** The labels the run already carries. */
   readonly labels?: readonly Label[];
@@ -95,6 +111,8 @@ export class CallContext implements ToolContext {
   readonly runId: string;
   readonly agent: string;
   readonly principal: string;
+  readonly sessionId?: string;
+  readonly state: StateView;
   readonly callId: string;
   readonly idempotencyKey: string;
   readonly signal: AbortSignal;
@@ -109,6 +127,13 @@ export class CallContext implements ToolContext {
     this.runId = options.runId;
     this.agent = options.agent;
     this.principal = options.principal;
+    if (options.sessionId !== undefined) this.sessionId = options.sessionId;
+    this.state = new StateView(options.state, {
+      onRead: (labels) => {
+        this.#added.push(...labels);
+      },
+      ...(options.stateWriteRefusal ? { writeRefusal: options.stateWriteRefusal } : {}),
+    });
     this.callId = options.callId;
     this.idempotencyKey = options.idempotencyKey;
     this.signal = options.signal ?? neverAborted;
@@ -116,6 +141,15 @@ export class CallContext implements ToolContext {
     this.#privates = new Map(options.privates);
     if (options.approval) this.approval = options.approval;
     this.#onProgress = options.onProgress;
+  }
+
+  get agentName(): string {
+    return this.agent;
+  }
+
+  /** The state writes this call made, one per key. */
+  get stateChanges(): readonly StateChange[] {
+    return this.state.changes;
   }
 
   reportProgress(progress: number, options: { total?: number; message?: string } = {}): void {

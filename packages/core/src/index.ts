@@ -54,6 +54,22 @@ export type {
   ValidationResult,
 } from './schema/types.js';
 export {
+  checkStateKey,
+  MAX_STATE_KEY_LENGTH,
+  MAX_STATE_VALUE_BYTES,
+  type StateChange,
+  type StateEntry,
+  type StateReader,
+  type StateScope,
+  type StateSource,
+  StateView,
+  type StateViewOptions,
+  stateKeyProblem,
+  stateScope,
+  storableStateValue,
+  type ToolState,
+} from './state.js';
+export {
   type Arguments,
   annotate,
   annotation,
@@ -67,3 +83,4 @@ export {
   tool,
   updatePrivate,
 } from './tool.js';
+export { type Toolset, type ToolsetContext, type ToolsetOptions, toolset } from './toolset.js';
