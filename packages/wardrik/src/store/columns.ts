@@ -71,6 +71,17 @@ export interface SerializedWrite {
   readonly lease: Lease | undefined;
   readonly recordedAnswers: readonly string[];
   readonly cancelTaken: boolean;
+  /** State writes, their values as JSON (null for a deletion). */
+  readonly state: readonly StateColumns[];
+  readonly stateAt: number;
+}
+
+/** A state write as columns. */
+export interface StateColumns {
+  readonly scope: string;
+  readonly key: string;
+  readonly value: string | null;
+  readonly labels: string;
 }
 
 function toJson(value: unknown, what: string): string {
@@ -115,6 +126,15 @@ export function serializeWrite(write: RunWrite): SerializedWrite {
     lease: write.lease,
     recordedAnswers: write.recordedAnswers ?? [],
     cancelTaken: write.cancelTaken === true,
+    state: (write.state?.writes ?? []).map(
+      (each): StateColumns => ({
+        scope: each.scope,
+        key: each.key,
+        value: each.deleted ? null : toJson(each.value, `run ${runId} state ${JSON.stringify(each.key)}`),
+        labels: toJson(each.labels, `run ${runId} state ${JSON.stringify(each.key)} labels`),
+      }),
+    ),
+    stateAt: write.state?.at ?? 0,
   };
 }
 

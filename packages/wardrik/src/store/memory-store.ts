@@ -17,6 +17,7 @@ import {
   type RunColumns,
   runRowFrom,
   type SerializedWrite,
+  type StateColumns,
   serializeWrite,
   storedRecordFrom,
 } from './columns.js';
@@ -30,7 +31,18 @@ import {
   tokenInfoFrom,
 } from './principal-columns.js';
 import { ProcessLeases } from './process-leases.js';
+import { ProcessSessionStore } from './process-session-store.js';
 import { ProcessWorkerStore } from './process-worker-store.js';
+import type {
+  ScopedStateWrite,
+  SessionFilter,
+  SessionRow,
+  StateEdit,
+  StateScopeId,
+  StoredStateEdit,
+  StoredStateValue,
+  TurnClaim,
+} from './session-store.js';
 import type {
   Allowance,
   Lease,
@@ -43,6 +55,7 @@ import type {
   RunRequests,
   RunRow,
   RunSignal,
+  RunStatus,
   RunWrite,
   Store,
 } from './store.js';
@@ -103,6 +116,7 @@ export class MemoryStore implements Store {
   private readonly pendingCancels = new Map<string, { reason: string; at: number }>();
   /** The nodes' worker registry and mail (several runtimes sharing this store are several nodes). */
   private readonly workerStore: ProcessWorkerStore;
+  private readonly sessionStore: ProcessSessionStore;
 
   /**
    * @param options.now the clock leases and node liveness are judged by (ms). Several runtimes
@@ -115,6 +129,46 @@ export class MemoryStore implements Store {
       ...(options.now ? { now: options.now } : {}),
       check: () => this.checkUsable(),
     });
+    this.sessionStore = new ProcessSessionStore({
+      check: () => this.checkUsable(),
+      runStatus: (runId) => this.runs.get(runId)?.status as RunStatus | undefined,
+    });
+  }
+
+  createSession(session: SessionRow): Promise<boolean> {
+    return this.sessionStore.createSession(session);
+  }
+
+  getSession(id: string): Promise<SessionRow | undefined> {
+    return this.sessionStore.getSession(id);
+  }
+
+  listSessions(filter?: SessionFilter): Promise<SessionRow[]> {
+    return this.sessionStore.listSessions(filter);
+  }
+
+  deleteSession(id: string): Promise<boolean> {
+    return this.sessionStore.deleteSession(id);
+  }
+
+  claimTurn(sessionId: string, runId: string, at: number, startingMs: number): Promise<TurnClaim> {
+    return this.sessionStore.claimTurn(sessionId, runId, at, startingMs);
+  }
+
+  sessionRuns(sessionId: string): Promise<string[]> {
+    return this.sessionStore.sessionRuns(sessionId);
+  }
+
+  loadState(scopes: readonly StateScopeId[]): Promise<StoredStateValue[]> {
+    return this.sessionStore.loadState(scopes);
+  }
+
+  editState(edit: StateEdit): Promise<void> {
+    return this.sessionStore.editState(edit);
+  }
+
+  listStateEdits(scope: StateScopeId): Promise<StoredStateEdit[]> {
+    return this.sessionStore.listStateEdits(scope);
   }
 
   beat(heartbeat: Heartbeat): Promise<Pulse> {
@@ -468,6 +522,7 @@ export class MemoryStore implements Store {
       else this.pendingAnswers.delete(runId);
     }
     if (write.cancelTaken) this.pendingCancels.delete(runId);
+    if (write.state.length > 0) this.sessionStore.applyState(write.state.map(stateWrite), write.stateAt, runId);
     const last = write.records.at(-1);
     if (last && this.leases.listened) this.leases.signal({ type: 'appended', runId, seq: last.seq });
     if (write.records.length > 0) {
@@ -499,6 +554,13 @@ export class MemoryStore implements Store {
       if (park?.run_id === runId && park.status === 'open') this.parks.set(parkId, { ...park, status: 'closed' });
     }
   }
+}
+
+function stateWrite(columns: StateColumns): ScopedStateWrite {
+  const labels = JSON.parse(columns.labels) as string[];
+  return columns.value === null
+    ? { scope: columns.scope, key: columns.key, deleted: true, labels }
+    : { scope: columns.scope, key: columns.key, value: JSON.parse(columns.value), labels };
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Label, Measures } from '@wardrik/core';
 import type { Park, ParkDecision, StoredRecord } from '../journal/records.js';
 import type { AuthStore } from './auth-store.js';
 import type { Lease, RunStore } from './run-store.js';
+import type { ScopedStateWrite, SessionStore } from './session-store.js';
 import type { WorkerStore } from './worker-store.js';
 
 /** Where a run stands. */
@@ -58,6 +59,8 @@ export interface RunWrite {
   readonly recordedAnswers?: readonly string[];
   /** The cancel requested while another node held the run (`RunStore.requestCancel`) is now acted on. */
   readonly cancelTaken?: boolean;
+  /** State written by the calls answered in this write, applied in order with it (see `SessionStore`). */
+  readonly state?: { readonly at: number; readonly writes: readonly ScopedStateWrite[] };
 }
 
 /** Answering a park: checked and written in one transaction. */
@@ -102,14 +105,26 @@ export interface ParkFilter {
 
 /**
  * Where runs, journals and parks (a {@link RunStore}), principals and tokens (an
- * {@link AuthStore}) and the nodes' worker registry and mail (a {@link WorkerStore}) are kept.
+ * {@link AuthStore}), the nodes' worker registry and mail (a {@link WorkerStore}), and sessions
+ * and state (a {@link SessionStore}) are kept.
  * Every adapter implements all three: SQLite (one process), PostgreSQL (many nodes), in memory
  * (tests).
  */
-export interface Store extends RunStore, AuthStore, WorkerStore {}
+export interface Store extends RunStore, AuthStore, WorkerStore, SessionStore {}
 
 export type { AuthStore } from './auth-store.js';
 export type { Lease, LeaseTerms, PendingAnswer, RunRequests, RunSignal, RunStore } from './run-store.js';
+export type {
+  ScopedStateWrite,
+  SessionFilter,
+  SessionRow,
+  SessionStore,
+  StateEdit,
+  StateScopeId,
+  StoredStateEdit,
+  StoredStateValue,
+  TurnClaim,
+} from './session-store.js';
 export type {
   Heartbeat,
   NodeMessage,

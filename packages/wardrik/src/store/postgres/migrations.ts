@@ -167,6 +167,52 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX worker_mail_to ON worker_mail (to_node, seq);
     `,
   },
+  {
+    version: 5,
+    name: 'sessions and state',
+    sql: `
+      -- last_run took the latest turn at turn_at (ms); the next run may take one once it is not going.
+      CREATE TABLE sessions (
+        id text COLLATE "C" PRIMARY KEY,
+        agent text NOT NULL,
+        app text NOT NULL,
+        principal text NOT NULL,
+        created_at bigint NOT NULL,
+        updated_at bigint NOT NULL,
+        runs integer NOT NULL DEFAULT 0,
+        last_run text COLLATE "C",
+        turn_at bigint NOT NULL DEFAULT 0
+      );
+      CREATE INDEX sessions_updated ON sessions (updated_at);
+      CREATE TABLE session_runs (
+        session_id text COLLATE "C" NOT NULL,
+        position integer NOT NULL,
+        run_id text COLLATE "C" NOT NULL,
+        PRIMARY KEY (session_id, position)
+      );
+      -- scope: session:<id>, user:<app>:<principal> or app:<app>; value and labels are JSON text.
+      CREATE TABLE state_values (
+        scope text COLLATE "C" NOT NULL,
+        key text COLLATE "C" NOT NULL,
+        value text NOT NULL,
+        labels text NOT NULL,
+        updated_at bigint NOT NULL,
+        updated_by text NOT NULL,
+        PRIMARY KEY (scope, key)
+      );
+      -- A person's edit, one row per scope it touched; writes is JSON text.
+      CREATE SEQUENCE state_edit_ids;
+      CREATE TABLE state_edits (
+        id bigint NOT NULL,
+        scope text COLLATE "C" NOT NULL,
+        at bigint NOT NULL,
+        edited_by text NOT NULL,
+        reason text NOT NULL,
+        writes text NOT NULL,
+        PRIMARY KEY (scope, id)
+      );
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

@@ -7,6 +7,15 @@ import type { StoredRecord } from '../../journal/records.js';
 import { type ParkColumns, parkNotOpenError, type SerializedWrite, serializeWrite } from '../columns.js';
 import { principalColumns, tokenColumns } from '../principal-columns.js';
 import type {
+  SessionFilter,
+  SessionRow,
+  StateEdit,
+  StateScopeId,
+  StoredStateEdit,
+  StoredStateValue,
+  TurnClaim,
+} from '../session-store.js';
+import type {
   Allowance,
   Lease,
   LeaseTerms,
@@ -39,6 +48,7 @@ import { migratePostgres } from './migrations.js';
 import { isConflict, isStatementError, isTransient, postgresFailure, scrub, type Target } from './postgres-errors.js';
 import * as requestQueries from './request-queries.js';
 import * as runs from './run-queries.js';
+import * as sessions from './session-queries.js';
 import { isRunSignal, Signals } from './signals.js';
 import { checkText } from './text.js';
 import * as workerQueries from './worker-queries.js';
@@ -208,6 +218,9 @@ export class PostgresStore implements Store {
       this.#checkUsable();
       serialized = serializeWrite(write);
       checkText(serialized);
+      if (serialized.state.length > 0) {
+        throw new InvalidInputError(`run ${serialized.runId}: state writes are not supported on PostgreSQL yet`);
+      }
       if (serialized.lease && this.#lostLeases.has(leaseKey(serialized.lease))) {
         const lease = serialized.lease;
         this.#writesRefused += 1;
@@ -502,6 +515,50 @@ export class PostgresStore implements Store {
 
   async listTokens(principalId?: string): Promise<TokenInfo[]> {
     return this.#call('listing tokens', (client) => auth.listTokens(client, principalId), { retry: true });
+  }
+
+  async createSession(session: SessionRow): Promise<boolean> {
+    return this.#call(`creating session ${session.id}`, (client) => sessions.createSession(client, session), {
+      retry: false,
+    });
+  }
+
+  async getSession(id: string): Promise<SessionRow | undefined> {
+    return this.#call(`reading session ${id}`, (client) => sessions.getSession(client, id), { retry: true });
+  }
+
+  async listSessions(filter: SessionFilter = {}): Promise<SessionRow[]> {
+    return this.#call('listing sessions', (client) => sessions.listSessions(client, filter), { retry: true });
+  }
+
+  async deleteSession(id: string): Promise<boolean> {
+    return this.#call(`deleting session ${id}`, (client) => sessions.deleteSession(client, id), { retry: false });
+  }
+
+  async claimTurn(sessionId: string, runId: string, at: number, startingMs: number): Promise<TurnClaim> {
+    return this.#call(
+      `taking a turn in session ${sessionId}`,
+      (client) => sessions.claimTurn(client, sessionId, runId, at, startingMs),
+      { retry: false },
+    );
+  }
+
+  async sessionRuns(sessionId: string): Promise<string[]> {
+    return this.#read(`listing the runs of session ${sessionId}`, (client) => sessions.sessionRuns(client, sessionId));
+  }
+
+  async loadState(scopes: readonly StateScopeId[]): Promise<StoredStateValue[]> {
+    return this.#read('reading state', (client) => sessions.loadState(client, scopes));
+  }
+
+  async editState(edit: StateEdit): Promise<void> {
+    await this.#call('editing state', (client) => sessions.editState(client, edit), { retry: false });
+  }
+
+  async listStateEdits(scope: StateScopeId): Promise<StoredStateEdit[]> {
+    return this.#call(`listing the edits of ${scope}`, (client) => sessions.listStateEdits(client, scope), {
+      retry: true,
+    });
   }
 
   /** Flushes what is queued, stops listening and closes the pool. Calling it again does nothing. */

@@ -103,6 +103,51 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 5,
+    name: 'sessions and state',
+    sql: `
+      -- last_run took the latest turn at turn_at; the next run may take one once it is not going.
+      CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        agent TEXT NOT NULL,
+        app TEXT NOT NULL,
+        principal TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        runs INTEGER NOT NULL DEFAULT 0,
+        last_run TEXT,
+        turn_at INTEGER NOT NULL DEFAULT 0
+      ) STRICT;
+      CREATE INDEX sessions_updated ON sessions (updated_at);
+      CREATE TABLE session_runs (
+        session_id TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        run_id TEXT NOT NULL,
+        PRIMARY KEY (session_id, position)
+      ) STRICT;
+      -- scope: session:<id>, user:<app>:<principal> or app:<app>; value and labels are JSON.
+      CREATE TABLE state_values (
+        scope TEXT NOT NULL,
+        key TEXT NOT NULL,
+        value TEXT NOT NULL,
+        labels TEXT NOT NULL,
+        updated_at INTEGER NOT NULL,
+        updated_by TEXT NOT NULL,
+        PRIMARY KEY (scope, key)
+      ) STRICT;
+      -- A person's edit, one row per scope it touched; writes is JSON.
+      CREATE TABLE state_edits (
+        id INTEGER NOT NULL,
+        scope TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        edited_by TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        writes TEXT NOT NULL,
+        PRIMARY KEY (scope, id)
+      ) STRICT;
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

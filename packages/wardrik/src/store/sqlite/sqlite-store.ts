@@ -35,6 +35,15 @@ import {
 import { ProcessLeases } from '../process-leases.js';
 import { ProcessWorkerStore } from '../process-worker-store.js';
 import type {
+  SessionFilter,
+  SessionRow,
+  StateEdit,
+  StateScopeId,
+  StoredStateEdit,
+  StoredStateValue,
+  TurnClaim,
+} from '../session-store.js';
+import type {
   Allowance,
   Lease,
   LeaseTerms,
@@ -53,6 +62,7 @@ import type { Heartbeat, NodeMessage, OfferList, Pulse, WorkerOffer, WorkerSigna
 import { migrateSqlite } from './migrations.js';
 import { RuntimeLock } from './runtime-lock.js';
 import { advice, sqliteFailure } from './sqlite-errors.js';
+import { prepareSessions, type SqliteSessions } from './sqlite-sessions.js';
 
 /** Options of {@link sqliteStore}. */
 export interface SqliteStoreOptions {
@@ -123,6 +133,7 @@ interface Statements {
   readonly listTokensOf: Database.Statement<[string], TokenColumns>;
   readonly putPrincipal: Database.Transaction<(principal: PrincipalColumns) => void>;
   readonly putToken: Database.Transaction<(token: TokenColumns) => void>;
+  readonly sessions: SqliteSessions;
 }
 
 /** The durable writes of the queue share one promise, settled when their flush commits or fails. */
@@ -618,6 +629,54 @@ export class SqliteStore implements Store {
   }
 
   /** Checks the store is usable, migrating and preparing the statements on first use. */
+  createSession(session: SessionRow): Promise<boolean> {
+    return this.writeNowResult('creating a session', (statements) => statements.sessions.createSession(session));
+  }
+
+  async getSession(id: string): Promise<SessionRow | undefined> {
+    return this.read('reading a session', (statements) => statements.sessions.getSession(id));
+  }
+
+  async listSessions(filter: SessionFilter = {}): Promise<SessionRow[]> {
+    return this.read('listing sessions', (statements) => statements.sessions.listSessions(filter));
+  }
+
+  deleteSession(id: string): Promise<boolean> {
+    return this.writeNowResult('deleting a session', (statements) => statements.sessions.deleteSession(id));
+  }
+
+  claimTurn(sessionId: string, runId: string, at: number, startingMs: number): Promise<TurnClaim> {
+    return this.writeNowResult("taking a session's turn", (statements) =>
+      statements.sessions.claimTurn(sessionId, runId, at, startingMs),
+    );
+  }
+
+  async sessionRuns(sessionId: string): Promise<string[]> {
+    return this.read("listing a session's runs", (statements) => statements.sessions.sessionRuns(sessionId));
+  }
+
+  async loadState(scopes: readonly StateScopeId[]): Promise<StoredStateValue[]> {
+    return this.read('reading state', (statements) => statements.sessions.loadState(scopes));
+  }
+
+  editState(edit: StateEdit): Promise<void> {
+    return this.writeNowResult('editing state', (statements) => statements.sessions.editState(edit));
+  }
+
+  async listStateEdits(scope: StateScopeId): Promise<StoredStateEdit[]> {
+    return this.read('listing state edits', (statements) => statements.sessions.listStateEdits(scope));
+  }
+
+  /** `writeNow` giving back what the write returns, as a promise (rejected rather than thrown). */
+  private async writeNowResult<T>(what: string, commit: (statements: Statements) => T): Promise<T> {
+    const statements = this.ready();
+    let result: T | undefined;
+    this.writeNow(what, () => {
+      result = commit(statements);
+    });
+    return result as T;
+  }
+
   private ready(): Statements {
     this.checkUsable();
     if (this.statements === undefined) {
@@ -775,6 +834,7 @@ function prepare(database: Database.Database): Statements {
       'SELECT seq, record FROM journal WHERE run_id = ? AND seq > ? ORDER BY seq',
     ),
   };
+  const sessions = prepareSessions(database);
   const apply = (write: SerializedWrite): void => {
     if (write.run !== undefined) {
       const run = write.run;
@@ -795,6 +855,7 @@ function prepare(database: Database.Database): Statements {
     for (const parkId of write.closeParks) statements.closePark.run(parkId, write.runId);
     for (const parkId of write.recordedAnswers) statements.markRecorded.run(parkId, write.runId);
     if (write.cancelTaken) statements.takeCancel.run(write.runId);
+    if (write.state.length > 0) sessions.applyState(write.state, write.stateAt, write.runId);
   };
   const flush = database.transaction((writes: readonly SerializedWrite[]) => {
     for (const write of writes) apply(write);
@@ -872,7 +933,7 @@ function prepare(database: Database.Database): Statements {
     }
     insertToken.run(token.id, token.principal_id, token.hash, token.created_at, token.revoked_at);
   });
-  return { ...statements, flush, answer, requestAnswer, ...auth, putPrincipal, putToken };
+  return { ...statements, flush, answer, requestAnswer, ...auth, putPrincipal, putToken, sessions };
 }
 
 /**
