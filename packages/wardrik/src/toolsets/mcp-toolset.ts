@@ -1,0 +1,310 @@
+import {
+  type Answer,
+  type Arguments,
+  error,
+  OUTSIDE,
+  type Tool,
+  type ToolContext,
+  type Toolset,
+  type ToolsetContext,
+} from '@wardrik/core';
+import { backoffDelay } from '../runtime/backoff.js';
+import { onAbort } from '../runtime/on-abort.js';
+import { acceptMcpListing, rejectionReason } from './mcp-listing.js';
+import { McpServerConnection } from './mcp-server-connection.js';
+import { McpServerUnavailableError } from './mcp-server-unavailable.js';
+import { callMcpTool } from './mcp-tool-call.js';
+import {
+  type CheckedMcpToolsetOptions,
+  checkMcpToolsetOptions,
+  type McpToolsetOptions,
+} from './mcp-toolset-options.js';
+import { buildMcpToolsetTool } from './mcp-toolset-tool.js';
+
+/** A toolset offering an MCP server's tools (see `mcpToolset`). */
+export interface McpToolset extends Toolset {
+  /**
+   * Connects and lists the server's tools now, rather than when a run first asks for them. Rejects
+   * with `McpServerUnavailableError` (naming the server and why) if that fails.
+   */
+  connect(): Promise<void>;
+  /** Ends the connection (and the server's process, for stdio). The toolset offers nothing after. */
+  close(): Promise<void>;
+}
+
+/**
+ * A toolset offering the tools of an MCP server, reached over Streamable HTTP (`url`) or run as a
+ * child process over stdio (`command`), through the official MCP SDK client.
+ *
+ * - It connects when a run first asks for its tools (or on `connect()`), lists them, and lists them
+ *   again when the server sends `notifications/tools/list_changed`; the same array is returned
+ *   until the tools change.
+ * - The model sees each tool as `NAME__TOOL` (e.g. `fs__read_file`); arguments are checked
+ *   against the server's input schema before the call is sent. A call's `_meta` carries `agent`,
+ *   `run`, `principal` and `idempotencyKey`; cancelling it sends `notifications/cancelled`; its
+ *   progress is reported to the run; it times out after `callTimeoutMs`.
+ * - Answers carry `outside` unless `trusted: true`. The server's annotations are its claims: each
+ *   tool is marked with `MCP_TOOLSET_TOOL`, and policies gate it unless the server marks it read-only.
+ * - A server that goes away is connected to again when the next step asks (after a failed try,
+ *   with growing delays); meanwhile `tools()` rejects with `McpServerUnavailableError` naming the
+ *   server and why, and the run leaves the toolset out of that step. A call in flight when the
+ *   server went away (or that got no answer in time) answers an error with code `lost`: the run
+ *   retries it if the tool is repeatable, else parks it in doubt.
+ *
+ * Throws `ToolDefinitionError` naming the field if an option is malformed.
+ *
+ * @example
+ * ```ts
+ * const files = mcpToolset({
+ *   name: 'fs',
+ *   command: 'npx',
+ *   args: ['-y', '@modelcontextprotocol/server-filesystem', '/srv/shared'],
+ * })
+ * const search = mcpToolset({ name: 'search', url: 'https://mcp.example.com/mcp', headers: { authorization: `Bearer ${token}` } })
+ * const helper = defineAgent({ name: 'helper', instructions: '…', model, toolsets: [files, search] })
+ * ```
+ */
+export function mcpToolset(options: McpToolsetOptions): McpToolset {
+  return new McpServerToolset(checkMcpToolsetOptions(options));
+}
+
+/** Why the toolset can't offer tools now, and when to try connecting again. */
+interface Down {
+  readonly reason: string;
+  /** Tries that failed in a row (0 after a connection was lost: the next try is at once). */
+  readonly failures: number;
+  readonly retryAt: number;
+}
+
+class McpServerToolset implements McpToolset {
+  readonly name: string;
+  readonly #options: CheckedMcpToolsetOptions;
+  /** How messages name the server. */
+  readonly #description: string;
+  #connection: McpServerConnection | undefined;
+  #connecting: Promise<McpServerConnection> | undefined;
+  #down: Down | undefined;
+  #closed = false;
+  #tools: readonly Tool<never>[] = Object.freeze([]);
+  /** The listing `#tools` was built from (JSON), to tell a listing that changed nothing. */
+  #listed: string | undefined;
+  /** The tools `#tools` holds (JSON of their listings), to keep the same array when they are the same. */
+  #offered: string | undefined;
+  #relisting: Promise<void> | undefined;
+  #relistAgain = false;
+
+  constructor(options: CheckedMcpToolsetOptions) {
+    this.name = options.name;
+    this.#options = options;
+    this.#description = `MCP server ${options.name} (${options.serverDescription})`;
+  }
+
+  tools(context: ToolsetContext): readonly Tool<never>[] | Promise<readonly Tool<never>[]> {
+    if (this.#connection !== undefined && this.#relisting === undefined && !this.#closed) return this.#tools;
+    return this.#ready({ signal: context.signal, waitForListing: true }).then(() => this.#tools);
+  }
+
+  async connect(): Promise<void> {
+    await this.#ready({ waitForListing: true });
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const connection = this.#connection;
+    this.#connection = undefined;
+    await connection?.close();
+    // A connection being made closes itself once it sees the toolset closed.
+    await this.#connecting?.catch(() => {});
+  }
+
+  /** The connection, made now if there is none (unless a failed try was too recent). Rejects with `McpServerUnavailableError`. */
+  async #ready(options: { signal?: AbortSignal; waitForListing: boolean }): Promise<McpServerConnection> {
+    if (this.#closed) throw this.#unavailable('the toolset was closed');
+    const connection = this.#connection;
+    if (connection !== undefined) {
+      if (options.waitForListing && this.#relisting !== undefined) {
+        await raced(this.#relisting, options.signal, () => this.#unavailable('still listing its tools'));
+      }
+      return connection;
+    }
+    if (this.#connecting === undefined) {
+      const down = this.#down;
+      const wait = down === undefined ? 0 : down.retryAt - Date.now();
+      if (down !== undefined && wait > 0) {
+        throw new McpServerUnavailableError(`${down.reason}; trying again in ${Math.ceil(wait)} ms`);
+      }
+      const connecting = this.#connect();
+      this.#connecting = connecting;
+      connecting
+        .catch(() => {})
+        .finally(() => {
+          if (this.#connecting === connecting) this.#connecting = undefined;
+        });
+    }
+    return raced(this.#connecting, options.signal, () => this.#unavailable('still connecting'));
+  }
+
+  /** Opens a connection and lists the tools; on failure, notes why and when to try again. */
+  async #connect(): Promise<McpServerConnection> {
+    let connection: McpServerConnection | undefined;
+    /** Set once the connection is this toolset's; a list_changed before then is noted in `changedEarly`. */
+    let adopted: McpServerConnection | undefined;
+    let changedEarly = false;
+    try {
+      connection = await McpServerConnection.open({
+        server: this.#options.server,
+        description: this.#description,
+        timeoutMs: this.#options.connectTimeoutMs,
+        onToolsChanged: () => {
+          if (adopted !== undefined) this.#toolsChanged(adopted);
+          else changedEarly = true;
+        },
+        onLost: (reason) => {
+          if (adopted !== undefined) this.#lost(adopted, reason);
+        },
+      });
+      let items: unknown[];
+      try {
+        items = await connection.listTools();
+      } catch (cause) {
+        throw new Error(connection.explain('could not list its tools', connection.ended ?? cause), { cause });
+      }
+      if (this.#closed) throw new Error('the toolset was closed');
+      this.#install(items);
+      adopted = connection;
+      this.#connection = connection;
+      this.#down = undefined;
+      this.#options.log(`${this.#description}: connected; ${this.#tools.length} tools`);
+      if (changedEarly) this.#toolsChanged(connection);
+      return connection;
+    } catch (cause) {
+      await connection?.close();
+      const reason = this.#closed
+        ? `${this.#description}: the toolset was closed`
+        : cause instanceof Error
+          ? cause.message
+          : String(cause);
+      const failures = (this.#down?.failures ?? 0) + 1;
+      const delay = backoffDelay({ attempts: Number.POSITIVE_INFINITY, ...this.#options.reconnect }, failures);
+      this.#down = { reason, failures, retryAt: Date.now() + delay };
+      this.#options.log(reason);
+      throw new McpServerUnavailableError(reason, { cause });
+    }
+  }
+
+  /** The server went away: the next step that asks connects again, at once. */
+  #lost(connection: McpServerConnection, reason: string): void {
+    if (connection !== this.#connection) return;
+    this.#connection = undefined;
+    this.#down = { reason, failures: 0, retryAt: Date.now() };
+    this.#options.log(reason);
+  }
+
+  /** The server's tools changed: list them again (once more if they change again meanwhile). */
+  #toolsChanged(connection: McpServerConnection): void {
+    if (connection !== this.#connection) return;
+    if (this.#relisting !== undefined) {
+      this.#relistAgain = true;
+      return;
+    }
+    const relisting = this.#relist(connection);
+    this.#relisting = relisting;
+    void relisting.finally(() => {
+      if (this.#relisting === relisting) this.#relisting = undefined;
+    });
+  }
+
+  async #relist(connection: McpServerConnection): Promise<void> {
+    do {
+      this.#relistAgain = false;
+      try {
+        const items = await connection.listTools();
+        if (connection === this.#connection) this.#install(items);
+      } catch (cause) {
+        if (connection.ended === undefined) {
+          this.#options.log(connection.explain('could not list its tools again; the last list stays', cause));
+          connection.suspect();
+        }
+        return;
+      }
+    } while (this.#relistAgain && connection === this.#connection);
+  }
+
+  /** Builds the tools from a listing; keeps the same array when they did not change. */
+  #install(items: unknown[]): void {
+    const listed = JSON.stringify(items);
+    if (listed === this.#listed) return;
+    this.#listed = listed;
+    const accepted = acceptMcpListing(items, this.name);
+    const rejected = [...accepted.rejected];
+    const tools: Tool<never>[] = [];
+    const offered: unknown[] = [];
+    for (const { modelName, listed: each } of accepted.tools) {
+      try {
+        const built = buildMcpToolsetTool({
+          modelName,
+          listed: each,
+          toolset: this.name,
+          server: this.#options.serverDescription,
+          trusted: this.#options.trusted,
+          callTimeoutMs: this.#options.callTimeoutMs,
+          run: (args, context) => this.#call(each.name, args, context, built.annotations.timeout),
+        });
+        tools.push(built as Tool<never>);
+        offered.push(each);
+      } catch (cause) {
+        rejected.push({ name: each.name, reason: rejectionReason(cause) });
+      }
+    }
+    for (const { name, reason } of rejected) {
+      this.#options.log(`${this.#description}: tool ${name} is left out: ${reason}`);
+    }
+    const key = JSON.stringify(offered);
+    if (key === this.#offered) return;
+    this.#offered = key;
+    this.#tools = Object.freeze(tools);
+  }
+
+  async #call(mcpName: string, args: Arguments, context: ToolContext, timeoutMs: number | undefined): Promise<Answer> {
+    if (!this.#options.trusted) context.addLabels(OUTSIDE);
+    let connection: McpServerConnection;
+    try {
+      connection = await this.#ready({ signal: context.signal, waitForListing: false });
+    } catch (cause) {
+      if (context.signal.aborted) return error('the call was cancelled', { code: 'cancelled' });
+      const why = cause instanceof Error ? cause.message : String(cause);
+      return error(`Unavailable: ${why}`, { code: 'unavailable' });
+    }
+    return callMcpTool({
+      connection,
+      server: this.#description,
+      mcpName,
+      args,
+      context,
+      timeoutMs: timeoutMs ?? this.#options.callTimeoutMs,
+    });
+  }
+
+  #unavailable(why: string): McpServerUnavailableError {
+    return new McpServerUnavailableError(`${this.#description}: ${why}`);
+  }
+}
+
+/** `promise`, or a rejection with `onAbort()` as soon as `signal` aborts (the promise goes on). */
+function raced<T>(promise: Promise<T>, signal: AbortSignal | undefined, abortError: () => Error): Promise<T> {
+  if (signal === undefined) return promise;
+  if (signal.aborted) return Promise.reject(abortError());
+  return new Promise<T>((resolve, reject) => {
+    const stopWaiting = onAbort(signal, () => reject(abortError()));
+    promise.then(
+      (value) => {
+        stopWaiting();
+        resolve(value);
+      },
+      (cause: unknown) => {
+        stopWaiting();
+        reject(cause);
+      },
+    );
+  });
+}
