@@ -153,6 +153,65 @@ describe('PostgresStore group commit', () => {
     expect(await store.loadJournal('lost')).toEqual([record('lost', 1)]);
   });
 
+  it('fences writes that only append records as any other: in one batch, each lease is judged alone', async () => {
+    const store = await open();
+    const kept = (await store.claimRun('kept', A)) as Lease;
+    const old = (await store.claimRun('again', A)) as Lease;
+    await store.releaseLease(old);
+    const again = (await store.claimRun('again', A)) as Lease; // the same node, the next epoch
+    const lost = (await store.claimRun('lost', A)) as Lease;
+    await store.releaseLease(lost);
+    await store.claimRun('lost', B);
+    const flushes = store.stats().flushes;
+
+    // Only records (no run row, park or answer): the lean statement applies them.
+    const outcomes = await Promise.allSettled([
+      store.write({ runId: 'kept', records: [record('kept', 1), record('kept', 2)], lease: kept }, { durable: true }),
+      store.write({ runId: 'again', records: [record('again', 1)], lease: old }, { durable: true }),
+      store.write({ runId: 'again', records: [record('again', 2)], lease: again }, { durable: true }),
+      store.write({ runId: 'lost', records: [record('lost', 1)], lease: lost }, { durable: true }),
+      store.write({ runId: 'free', records: [record('free', 1)] }, { durable: true }),
+      store.write({ runId: 'kept', records: [], lease: kept }, { durable: true }),
+    ]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual([
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'fulfilled',
+    ]);
+    expect((outcomes[1] as PromiseRejectedResult).reason.message).toBe(
+      'run again: node node-a no longer holds it (its lease of epoch 1 was taken again by node-a with epoch 2)',
+    );
+    expect((outcomes[3] as PromiseRejectedResult).reason.message).toBe(
+      'run lost: node node-a no longer holds it (its lease of epoch 1 was taken over by node-b, epoch 2)',
+    );
+    expect(store.stats()).toMatchObject({ flushes: flushes + 1, writesRefused: 2 });
+    expect(await store.loadJournal('kept')).toEqual([record('kept', 1), record('kept', 2)]);
+    expect(await store.loadJournal('again')).toEqual([record('again', 2)]);
+    expect(await store.loadJournal('lost')).toEqual([]);
+    expect(await store.loadJournal('free')).toEqual([record('free', 1)]);
+
+    // A lease never claimed, or released: refused, saying so.
+    const never: Lease = { runId: 'never', node: 'node-a', epoch: 1 };
+    await expect(
+      store.write({ runId: 'never', records: [record('never', 1)], lease: never }, { durable: true }),
+    ).rejects.toThrow('run never: node node-a no longer holds it (its lease of epoch 1 was never claimed)');
+    await store.releaseLease(kept);
+    await expect(
+      store.write({ runId: 'kept', records: [record('kept', 3)], lease: kept }, { durable: true }),
+    ).rejects.toThrow('run kept: node node-a no longer holds it (its lease of epoch 1 was released)');
+    // Appends mixed with a write of a run row: the full statement, the same outcomes.
+    const [appended, rowWritten] = await Promise.allSettled([
+      store.write({ runId: 'again', records: [record('again', 3)], lease: again }, { durable: true }),
+      store.write({ runId: 'lost', run: row('lost'), records: [record('lost', 1)], lease: lost }, { durable: true }),
+    ]);
+    expect(appended.status).toBe('fulfilled');
+    expect(rowWritten.status).toBe('rejected');
+    expect(await store.lastSeq('again')).toBe(3);
+  });
+
   it('after refusing an acknowledged non-durable write, refuses every later write of its lease at once', async () => {
     const store = await open({ flushIntervalMs: 60_000 });
     const lease = (await store.claimRun('r1', A)) as Lease;

@@ -104,9 +104,45 @@ SELECT
 /** The batch statement's name: prepared once per connection. */
 const BATCH_STATEMENT = 'wardrik_batch_write_v2';
 
+/*
+ * The statement for a batch whose writes only append journal records (no run row, park, closed
+ * park, journaled answer, taken cancel or state): the steady state of a run between parks, and most
+ * flushes. The same fencing as BATCH_SQL (the leases the writes name locked FOR SHARE in run
+ * order; only the records of writes whose lease is still the run's are inserted; it returns the
+ * leases it found, which tell the writes refused) and nothing else: no run row is written, so no
+ * run parked or ended, and there is nothing to notify. It costs about what a bare INSERT of the
+ * records does, where the full statement's many parts took twice that to plan and run.
+ */
+const APPEND_SQL = `
+WITH held AS (
+  SELECT l.run_id, l.node, l.epoch FROM leases l
+  WHERE l.run_id = ANY ($1::text[])
+  ORDER BY l.run_id
+  FOR SHARE
+),
+appended AS (
+  INSERT INTO journal (run_id, seq, record)
+  SELECT j.run_id, j.seq, j.record
+  FROM unnest($2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::text[]) AS j (run_id, node, epoch, seq, record)
+  WHERE j.node IS NULL
+     OR EXISTS (SELECT 1 FROM held h WHERE h.run_id = j.run_id AND h.node = j.node AND h.epoch = j.epoch)
+)
+SELECT h.run_id AS "runId", h.node, h.epoch FROM held h
+`;
+
+/** The append statement's name: prepared once per connection. */
+const APPEND_STATEMENT = 'wardrik_append_write_v1';
+
+/** A lease as the statements find it. */
+interface Held {
+  readonly runId: string;
+  readonly node: string | null;
+  readonly epoch: number;
+}
+
 interface BatchResult {
   readonly refused: number[];
-  readonly leases: { runId: string; node: string | null; epoch: number }[];
+  readonly leases: Held[];
 }
 
 /** Where the batch's signals go. */
@@ -208,6 +244,58 @@ function batchValues(writes: readonly SerializedWrite[], signals: SignalTarget):
   ];
 }
 
+/** Whether a write only appends journal records (what {@link APPEND_SQL} can apply). */
+function appendsOnly(write: SerializedWrite): boolean {
+  return (
+    write.run === undefined &&
+    write.parks.length === 0 &&
+    write.closeParks.length === 0 &&
+    write.recordedAnswers.length === 0 &&
+    !write.cancelTaken &&
+    write.state.length === 0
+  );
+}
+
+/**
+ * The append statement's values: the runs whose leases the writes name, then every record with
+ * its run and the lease its write names (so that the statement keeps the records of writes whose
+ * lease is the run's, and nothing else).
+ */
+function appendValues(writes: readonly SerializedWrite[]): unknown[] {
+  const leased = new Set<string>();
+  const j = {
+    run: [] as string[],
+    node: [] as (string | null)[],
+    epoch: [] as (number | null)[],
+    seq: [] as number[],
+    record: [] as string[],
+  };
+  for (const write of writes) {
+    const node = write.lease?.node ?? null;
+    const epoch = write.lease?.epoch ?? null;
+    if (write.lease) leased.add(write.runId);
+    for (const record of write.records) {
+      j.run.push(write.runId);
+      j.node.push(node);
+      j.epoch.push(epoch);
+      j.seq.push(record.seq);
+      j.record.push(record.record);
+    }
+  }
+  return [[...leased], j.run, j.node, j.epoch, j.seq, j.record];
+}
+
+/** What the append statement applied: every write whose lease is the run's (or that names none). */
+function appendOutcomes(writes: readonly SerializedWrite[], held: readonly Held[]): Outcomes {
+  const current = new Map(held.map((lease) => [lease.runId, lease]));
+  return writes.map((write) => {
+    if (write.lease === undefined) return undefined;
+    const lease = current.get(write.runId);
+    if (lease?.node === write.lease.node && lease.epoch === write.lease.epoch) return undefined;
+    return leaseLost(write, lease);
+  });
+}
+
 /** Why a write was refused: its lease is not the run's lease any more. */
 export function leaseLost(
   write: SerializedWrite,
@@ -229,7 +317,8 @@ export function leaseLost(
 }
 
 /**
- * Applies `writes` in one statement on `client` (inside the caller's transaction, if any).
+ * Applies `writes` in one statement on `client` (the lean one when they only append records), inside
+ * the caller's transaction if any.
  * Resolves with each write's outcome: undefined if applied, `LeaseLostError` if its lease was
  * not the run's lease any more. Rejects if the statement failed (then nothing of it was applied).
  */
@@ -238,6 +327,14 @@ export async function writeBatch(
   writes: readonly SerializedWrite[],
   signals: SignalTarget,
 ): Promise<Outcomes> {
+  if (writes.every(appendsOnly)) {
+    const { rows } = await client.query<Held>({
+      name: APPEND_STATEMENT,
+      text: APPEND_SQL,
+      values: appendValues(writes),
+    });
+    return appendOutcomes(writes, rows);
+  }
   const { rows } = await client.query<BatchResult>({
     name: BATCH_STATEMENT,
     text: BATCH_SQL,
