@@ -1,8 +1,9 @@
-import { type Arguments, isValidToolName, type Tool, toMcpTool } from '@wardrik/core';
+import { type Arguments, isValidToolName, type Tool, type Toolset, toMcpTool } from '@wardrik/core';
 import { AgentDefinitionError } from './errors.js';
 import type { Budget } from './journal/records.js';
-import type { Model, ModelToolDefinition } from './model/model.js';
+import type { Message, Model, ModelToolDefinition } from './model/model.js';
 import { modelToolName } from './model/tool-name.js';
+import { hasTemplates } from './runtime/instructions.js';
 import { checkPolicy, type Policy } from './runtime/policy.js';
 
 /** How to define an agent. */
@@ -26,7 +27,48 @@ export interface AgentOptions {
   readonly workers?: readonly string[];
   /** Which calls run on their own, wait for a person, or are refused; see `Policy`. */
   readonly policy?: Policy;
-  // Later issues add here: `subAgents` (TransferToAgent) and `toolsets`.
+  /**
+   * Tools resolved before every model step (see `toolset` from @wardrik/core, and `mcpToolset`):
+   * they can appear and disappear as the run goes. Gates judge them like any other tool.
+   */
+  readonly toolsets?: readonly Toolset[];
+  /**
+   * Whose `user:` and `app:` state the agent's runs share (agents of one app share it). Same
+   * characters as a name. Default: the agent's name.
+   */
+  readonly app?: string;
+  /**
+   * Whether the agent's tools may write `app:` state, which every principal's runs read: `'write'`
+   * lets them; default `'read'`.
+   */
+  readonly appState?: 'read' | 'write';
+  /** How much of a session's conversation its next run sees. */
+  readonly history?: HistoryOptions;
+  // A later issue adds here: `subAgents` (TransferToAgent).
+}
+
+/**
+ * How much of a session's earlier conversation a run sees: the last `maxMessages` messages
+ * (default 100), the older ones dropped, or folded into a summary by `summarize`.
+ *
+ * @example
+ * ```ts
+ * history: {
+ *   maxMessages: 40,
+ *   summarize: async ({ dropped, summary }) => summarizer.summarize([summary ?? '', ...dropped.map(text)]),
+ * }
+ * ```
+ */
+export interface HistoryOptions {
+  readonly maxMessages?: number;
+  /**
+   * Folds messages that leave the window into a summary (the previous summary, if any, given
+   * with them); the run sees it first. What it returns is journaled with the run.
+   */
+  readonly summarize?: (input: {
+    readonly dropped: readonly Message[];
+    readonly summary?: string;
+  }) => string | Promise<string>;
 }
 
 /** An agent, checked and ready to run. */
@@ -47,6 +89,12 @@ export interface Agent {
   /** Worker tool patterns (`workers/*`, `workers/NAME`). */
   readonly workers: readonly string[];
   readonly policy: Policy;
+  readonly toolsets: readonly Toolset[];
+  readonly app: string;
+  readonly appState: 'read' | 'write';
+  readonly history: { readonly maxMessages: number; readonly summarize?: HistoryOptions['summarize'] };
+  /** Whether the instructions name state (`{key}`): they are rendered before every step. */
+  readonly templated: boolean;
 }
 
 /**
@@ -124,7 +172,65 @@ export function defineAgent(options: AgentOptions): Agent {
     maxSteps,
     workers: [...workers],
     policy: checkedPolicy(options.policy, `agent ${name}: policy`),
+    toolsets: checkedToolsets(options.toolsets, name),
+    app: checkedApp(options.app, name),
+    appState: checkedAppState(options.appState, name),
+    history: checkedHistory(options.history, name),
+    templated: hasTemplates(instructions),
   });
+}
+
+function checkedToolsets(toolsets: unknown, name: string): readonly Toolset[] {
+  if (toolsets === undefined) return [];
+  if (!Array.isArray(toolsets)) throw new AgentDefinitionError(`agent ${name}: toolsets must be an array of toolsets`);
+  const names = new Set<string>();
+  for (const [index, each] of toolsets.entries()) {
+    if (typeof each !== 'object' || each === null || typeof each.tools !== 'function' || !isValidToolName(each.name)) {
+      throw new AgentDefinitionError(
+        `agent ${name}: toolsets[${index}] is not a toolset; build it with toolset() from @wardrik/core or mcpToolset()`,
+      );
+    }
+    if (names.has(each.name)) throw new AgentDefinitionError(`agent ${name}: two toolsets are named ${each.name}`);
+    names.add(each.name);
+  }
+  return [...toolsets];
+}
+
+function checkedApp(app: unknown, name: string): string {
+  if (app === undefined) return name;
+  if (!isValidToolName(app)) {
+    throw new AgentDefinitionError(
+      `agent ${name}: app ${JSON.stringify(app)} is invalid: use 1–128 characters of A–Z a–z 0–9 _ - .`,
+    );
+  }
+  return app;
+}
+
+function checkedAppState(appState: unknown, name: string): 'read' | 'write' {
+  if (appState === undefined) return 'read';
+  if (appState !== 'read' && appState !== 'write') {
+    throw new AgentDefinitionError(
+      `agent ${name}: appState must be 'read' or 'write', got ${JSON.stringify(appState)}`,
+    );
+  }
+  return appState;
+}
+
+function checkedHistory(history: unknown, name: string): Agent['history'] {
+  if (history === undefined) return { maxMessages: 100 };
+  if (typeof history !== 'object' || history === null) {
+    throw new AgentDefinitionError(`agent ${name}: history must be an object such as { maxMessages: 40 }`);
+  }
+  const { maxMessages = 100, summarize } = history as HistoryOptions;
+  if (!Number.isInteger(maxMessages) || maxMessages < 1) {
+    throw new AgentDefinitionError(
+      `agent ${name}: history.maxMessages must be a positive integer, got ${String(maxMessages)}`,
+    );
+  }
+  if (summarize !== undefined && typeof summarize !== 'function') {
+    throw new AgentDefinitionError(`agent ${name}: history.summarize must be a function`);
+  }
+  return { maxMessages, ...(summarize ? { summarize } : {}) };
 }
 
 function checkedPolicy(policy: unknown, where: string): Policy {

@@ -16,6 +16,10 @@ function family<Code extends string>(code: Code) {
 export class AgentNotFoundError extends family('agent_not_found') {}
 /** No run has that id. */
 export class RunNotFoundError extends family('run_not_found') {}
+/** No session has that id (or it belongs to another principal, who alone may see it). */
+export class SessionNotFoundError extends family('session_not_found') {}
+/** The session's previous run is still going (running or parked): runs of a session take turns. */
+export class SessionBusyError extends family('session_busy') {}
 /** No park has that id. */
 export class ParkNotFoundError extends family('park_not_found') {}
 /** The park was answered (or closed) already: a second answer fails closed. */

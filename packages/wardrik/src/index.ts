@@ -1,4 +1,4 @@
-export { type Agent, type AgentOptions, defineAgent } from './agent.js';
+export { type Agent, type AgentOptions, defineAgent, type HistoryOptions } from './agent.js';
 export {
   type Authentication,
   AuthService,
@@ -25,6 +25,8 @@ export {
   RunHeldElsewhereError,
   RunNeedsAttentionError,
   RunNotFoundError,
+  SessionBusyError,
+  SessionNotFoundError,
   StaleParkAnswerError,
   StoreError,
   TokenNotFoundError,
@@ -39,6 +41,7 @@ export {
   type ParkDecision,
   type ParkedCall,
   type ParkKind,
+  type StateWrite,
   type StoredRecord,
 } from './journal/records.js';
 export {
@@ -93,6 +96,7 @@ export {
   type PolicyRule,
   type Verdict,
 } from './runtime/policy.js';
+export type { SessionDetails, StateChanges } from './runtime/sessions.js';
 export {
   type AnswerOptions,
   createWardrik,
@@ -125,6 +129,17 @@ export type {
   RunWrite,
   Store,
 } from './store/store.js';
+export type {
+  ScopedStateWrite,
+  SessionFilter,
+  SessionRow,
+  SessionStore,
+  StateEdit,
+  StateScopeId,
+  StoredStateEdit,
+  StoredStateValue,
+  TurnClaim,
+} from './store/session-store.js';
 export type {
   Heartbeat,
   NodeMessage,

@@ -2,6 +2,7 @@ import { OUTSIDE, ok, tool } from '@wardrik/core';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineAgent, type RunEvent, type Wardrik } from '../src/index.js';
+import { JOURNAL_VERSION } from '../src/journal/records.js';
 import { lastToolResults, ScriptedModel } from '../src/testing/index.js';
 import { openWardrik, tempDbPath } from './helpers.js';
 
@@ -59,7 +60,7 @@ describe('a run', () => {
     const details = await wardrik.getRun(result.runId);
     expect(details.principal).toBe('alice');
     expect(details.journal.map((stored) => stored.record.type)).toEqual(events.map((event) => event.type));
-    expect(details.journal.every((stored) => stored.record.v === 1)).toBe(true);
+    expect(details.journal.every((stored) => stored.record.v === JOURNAL_VERSION)).toBe(true);
   });
 
   it('is on disk when its caller hears that it ended (a second connection sees run-ended)', async () => {

@@ -482,6 +482,7 @@ describe('SqliteStore', () => {
       { version: 2, name: 'principals and tokens', applied_at: expect.any(Number) },
       { version: 3, name: 'standing decisions', applied_at: expect.any(Number) },
       { version: 4, name: 'requests for the node that holds a run', applied_at: expect.any(Number) },
+      { version: 5, name: 'sessions and state', applied_at: expect.any(Number) },
     ]);
     expect(SQLITE_SCHEMA_VERSION).toBe(SQLITE_MIGRATIONS.length);
     expect(migrateSqlite(database)).toEqual([]);
@@ -503,24 +504,30 @@ describe('SqliteStore', () => {
       'run_cancels',
       'runs',
       'runs_status',
+      'session_runs',
+      'sessions',
+      'sessions_updated',
+      'state_edits',
+      'state_values',
       'tokens',
       'tokens_principal',
     ]);
-    expect(database.prepare('SELECT count(*) AS count FROM migrations').get()).toEqual({ count: 4 });
+    expect(database.prepare('SELECT count(*) AS count FROM migrations').get()).toEqual({ count: 5 });
   });
 
   it('applies each migration in a transaction with its record: a failing step leaves no trace', () => {
     const database = new Database(':memory:');
     opened.push(database);
-    const broken = [...SQLITE_MIGRATIONS, { version: 5, name: 'broken', sql: 'CREATE TABLE extra (x); SELEC 1;' }];
+    const broken = [...SQLITE_MIGRATIONS, { version: 6, name: 'broken', sql: 'CREATE TABLE extra (x); SELEC 1;' }];
     expect(() => migrateSqlite(database, broken)).toThrow(
-      /migrating :memory: failed at version 5 \(broken\): near "SELEC"/,
+      /migrating :memory: failed at version 6 \(broken\): near "SELEC"/,
     );
     expect(database.prepare('SELECT version FROM migrations').all()).toEqual([
       { version: 1 },
       { version: 2 },
       { version: 3 },
       { version: 4 },
+      { version: 5 },
     ]);
     expect(database.prepare("SELECT name FROM sqlite_schema WHERE name = 'extra'").all()).toEqual([]);
   });
@@ -761,6 +768,7 @@ describe('SqliteStore', () => {
       { version: 2 },
       { version: 3 },
       { version: 4 },
+      { version: 5 },
     ]);
   });
 });

@@ -1,8 +1,14 @@
 import type { Answer, Label, Measures } from '@wardrik/core';
-import type { ModelToolCall, Usage } from '../model/model.js';
+import type { Message, ModelToolCall, Usage } from '../model/model.js';
 
-/** The journal format version written by this code. Older versions must keep loading. */
-export const JOURNAL_VERSION = 1;
+/**
+ * The journal format version written by this code. Older versions must keep loading.
+ * 2 added sessions (`run-started`'s `session`, `history`, `labels`), state writes
+ * (`call-answered`'s `state`), and what a model step was offered (`model-step`'s `tools`,
+ * `labels`, `unavailable`): a Wardrik that reads only version 1 must not take such a run for one
+ * without them.
+ */
+export const JOURNAL_VERSION = 2;
 
 /** Limits that park a run with kind `budget` when reached. */
 export interface Budget {
@@ -84,6 +90,17 @@ export interface RunStartedRecord extends Base {
   readonly input: string;
   readonly budget: Budget;
   readonly maxSteps: number;
+  /** The app whose `user:` and `app:` state the run reads (the agent's `app`). Absent before version 2: the agent's name. */
+  readonly app?: string;
+  /** The session the run continues. */
+  readonly session?: string;
+  /**
+   * The conversation before this run, as the model sees it (the session's window, its summary
+   * first): journaled so that the run is rebuilt from its own journal alone.
+   */
+  readonly history?: readonly Message[];
+  /** The labels the run starts with: those the session's previous run ended with. */
+  readonly labels?: readonly Label[];
 }
 
 /** The model answered: text and the calls it asked for, named by Wardrik. */
@@ -97,6 +114,12 @@ export interface ModelStepRecord extends Base {
   readonly measures: Measures;
   /** The model stopped at its output token limit; the run ended failed after this step. */
   readonly truncated?: true;
+  /** The names of the tools the model was offered, when they differ from the previous step's (always at step 1). */
+  readonly tools?: readonly string[];
+  /** Labels the step took from state it read (templated instructions, toolsets). */
+  readonly labels?: readonly Label[];
+  /** Toolsets left out of this step, and why (they threw or took too long). */
+  readonly unavailable?: readonly { readonly toolset: string; readonly reason: string }[];
 }
 
 /** A call's intent, written before the tool is invoked. */
@@ -121,6 +144,16 @@ export interface CallAnsweredRecord extends Base {
   readonly attempts: number;
   /** When a policy refused the call: the rule that did. */
   readonly rule?: string;
+  /** The state writes the call made, applied with its answer (each labelled as the answer and run were). */
+  readonly state?: readonly StateWrite[];
+}
+
+/** A state write as journaled: a new value for `key`, or its deletion, and the labels it carries. */
+export interface StateWrite {
+  readonly key: string;
+  readonly value?: unknown;
+  readonly deleted?: true;
+  readonly labels: readonly Label[];
 }
 
 /** The run waits for a person. */

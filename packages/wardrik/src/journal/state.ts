@@ -6,6 +6,8 @@ import {
   type Measures,
   mergeLabels,
   normalizeArguments,
+  type StateEntry,
+  stateScope,
 } from '@wardrik/core';
 import type { Message, ModelToolCall } from '../model/model.js';
 import type { RunStatus } from '../store/store.js';
@@ -51,6 +53,16 @@ export interface RunState {
   readonly runId: string;
   agent: string;
   principal: string;
+  /** Whose `user:` and `app:` state the run reads. */
+  app: string;
+  /** The session the run continues, if any. */
+  sessionId?: string;
+  /** How many of `messages` came before this run (its session's history). */
+  historyLength: number;
+  /** State kept in the journal only: `temp:` keys, and unprefixed keys of a run without a session. */
+  runOnlyState: Map<string, StateEntry>;
+  /** The tools the latest model step was offered, by name. */
+  offeredTools: readonly string[];
   input: string;
   status: RunStatus;
   budget: Budget;
@@ -87,6 +99,10 @@ export function emptyState(runId: string): RunState {
     runId,
     agent: '',
     principal: '',
+    app: '',
+    historyLength: 0,
+    runOnlyState: new Map(),
+    offeredTools: [],
     input: '',
     status: 'running',
     budget: {},
@@ -134,6 +150,13 @@ export function applyRecord(state: RunState, seq: number, record: JournalRecord)
       state.budget = { ...record.budget };
       state.maxSteps = record.maxSteps;
       state.createdAt = record.at;
+      state.app = record.app ?? record.agent;
+      if (record.session !== undefined) state.sessionId = record.session;
+      if (record.history) {
+        state.messages.push(...record.history);
+        state.historyLength = record.history.length;
+      }
+      if (record.labels?.length) state.labels = mergeLabels(state.labels, record.labels);
       state.messages.push({ role: 'user', content: record.input });
       return;
     case 'model-step':
@@ -141,6 +164,8 @@ export function applyRecord(state: RunState, seq: number, record: JournalRecord)
       state.measures = addMeasures(state.measures, record.measures);
       state.messages.push({ role: 'assistant', text: record.text, toolCalls: record.toolCalls });
       state.truncated = record.truncated === true;
+      if (record.tools) state.offeredTools = record.tools;
+      if (record.labels?.length) state.labels = mergeLabels(state.labels, record.labels);
       state.calls = state.truncated ? [] : record.toolCalls.map(requestedCall);
       state.callsById = new Map(state.calls.map((call) => [call.callId, call]));
       state.unanswered = state.calls.length;
@@ -158,6 +183,13 @@ export function applyRecord(state: RunState, seq: number, record: JournalRecord)
       if (call.status !== 'answered') state.unanswered -= 1;
       call.status = 'answered';
       call.answer = record.answer;
+      if (record.state) {
+        for (const write of record.state) {
+          if (!isRunOnlyKey(write.key, state.sessionId)) continue;
+          if (write.deleted) state.runOnlyState.delete(write.key);
+          else state.runOnlyState.set(write.key, { value: write.value, labels: write.labels });
+        }
+      }
       state.measures = addMeasures(state.measures, record.answer.measures);
       if (record.answer.labels.length) state.labels = mergeLabels(state.labels, record.answer.labels);
       if (state.unanswered === 0) {
@@ -249,6 +281,12 @@ function toolMessage(call: CallState): Message {
     isError: answer.type !== 'ok',
     labels: answer.labels,
   };
+}
+
+/** Whether `key` lives in the run's journal only: `temp:` keys, and unprefixed keys of a run without a session. */
+export function isRunOnlyKey(key: string, sessionId: string | undefined): boolean {
+  const scope = stateScope(key);
+  return scope === 'temp' || (scope === 'session' && sessionId === undefined);
 }
 
 /** The tokens a run has used: input plus output. */

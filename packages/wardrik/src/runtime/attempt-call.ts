@@ -6,13 +6,15 @@ import {
   createContext,
   type Label,
   type Progress,
+  type StateChange,
+  type StateSource,
   type Tool,
 } from '@wardrik/core';
 import { onAbort } from './on-abort.js';
 
 /** How one try of a call came out. */
 export type Attempt =
-  | { readonly kind: 'answered'; readonly answer: Answer }
+  | { readonly kind: 'answered'; readonly answer: Answer; readonly stateChanges: readonly StateChange[] }
   | { readonly kind: 'timeout'; readonly ms: number; readonly answerSoFar: Answer }
   | { readonly kind: 'cancelled' };
 
@@ -32,6 +34,11 @@ export interface AttemptInput {
   readonly runSignal: AbortSignal;
   /** Receives the call's progress reports. */
   readonly onProgress?: (progress: Progress) => void;
+  readonly sessionId?: string;
+  /** The state the call reads. */
+  readonly state?: StateSource;
+  /** Why the call may not write `key`, or undefined when it may. */
+  readonly stateWriteRefusal?: (key: string) => string | undefined;
 }
 
 /**
@@ -52,9 +59,12 @@ export async function attemptCall(input: AttemptInput): Promise<Attempt> {
     labels: input.labels,
     ...(input.approval ? { approval: input.approval } : {}),
     ...(input.onProgress ? { onProgress: input.onProgress } : {}),
+    ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),
+    ...(input.state ? { state: input.state } : {}),
+    ...(input.stateWriteRefusal ? { stateWriteRefusal: input.stateWriteRefusal } : {}),
   });
   const answered = call(input.tools, { id: input.callId, name: input.name, arguments: input.arguments }, context).then(
-    (answer): Attempt => ({ kind: 'answered', answer }),
+    (answer): Attempt => ({ kind: 'answered', answer, stateChanges: context.stateChanges }),
   );
   let stopWaiting: (() => void) | undefined;
   const cancelled = new Promise<Attempt>((resolve) => {

@@ -9,9 +9,13 @@ export interface CallFacts {
   /** The tool's name as the model called it. */
   readonly tool: string;
   readonly annotations: Readonly<Annotations>;
-  /** Where the tool comes from. */
-  readonly source: 'local' | 'workers';
-  /** For a worker tool: whether every worker offering it marks it read-only. */
+  /**
+   * Where the tool comes from: the agent's own code (`local`: its tools and toolsets), workers,
+   * or an MCP server used as a toolset (`mcp`). Workers' and MCP servers' annotations are theirs
+   * to claim, so their tools are gated unless marked read-only.
+   */
+  readonly source: 'local' | 'workers' | 'mcp';
+  /** For a worker tool: whether every worker offering it marks it read-only (an MCP tool: its server). */
   readonly readOnlyEverywhere: boolean;
   readonly arguments: Arguments;
   /** The labels the run carries. */
@@ -74,6 +78,9 @@ interface DefaultRule {
   readonly reason: (call: CallFacts) => string;
 }
 
+/** The private key marking a tool offered by an MCP server used as a toolset (see `mcpToolset`). */
+const MCP_TOOLSET_TOOL = Symbol.for('wardrik.mcp-toolset-tool');
+
 const exfiltrationRule: DefaultRule = {
   name: 'open-world-after-outside',
   when: (call) => call.annotations.openWorld === true && call.labels.includes(OUTSIDE),
@@ -85,6 +92,11 @@ const defaultRules: readonly DefaultRule[] = [
     name: 'worker-not-read-only',
     when: (call) => call.source === 'workers' && !call.readOnlyEverywhere,
     reason: (call) => `${call.tool} is offered by workers and not every worker offering it marks it read-only`,
+  },
+  {
+    name: 'mcp-not-read-only',
+    when: (call) => call.source === 'mcp' && !call.readOnlyEverywhere,
+    reason: (call) => `${call.tool} is offered by an MCP server that does not mark it read-only`,
   },
   {
     name: 'outside-not-read-only',
@@ -107,11 +119,16 @@ export function callFacts(
   context: { labels: readonly Label[]; agent: string; principal: string },
 ): CallFacts {
   const worker = getPrivate<WorkerToolInfo | undefined>(tool, WORKER_TOOL, undefined);
+  const mcp = getPrivate<{ readonly readOnly: boolean } | undefined>(tool, MCP_TOOLSET_TOOL, undefined);
   return {
     tool: tool.name,
     annotations: tool.annotations,
-    source: worker ? 'workers' : 'local',
-    readOnlyEverywhere: worker ? worker.readOnlyEverywhere : tool.annotations.readOnly === true,
+    source: worker ? 'workers' : mcp ? 'mcp' : 'local',
+    readOnlyEverywhere: worker
+      ? worker.readOnlyEverywhere
+      : mcp
+        ? mcp.readOnly === true
+        : tool.annotations.readOnly === true,
     arguments: typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Arguments) : {},
     labels: context.labels,
     agent: context.agent,

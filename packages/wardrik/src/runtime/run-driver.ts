@@ -6,14 +6,16 @@ import {
   describeReason,
   error,
   getPrivate,
+  type Label,
   type Measures,
+  mergeLabels,
   ok,
   type Progress,
   repeatable,
+  type StateSource,
   type Tool,
 } from '@wardrik/core';
 import type { Agent } from '../agent.js';
-import { toolDefinition } from '../agent.js';
 import { LeaseLostError, ModelError, StoreError } from '../errors.js';
 import {
   type EndStatus,
@@ -22,19 +24,24 @@ import {
   type Park,
   type ParkDecision,
   type ParkKind,
+  type StateWrite,
   type StoredRecord,
 } from '../journal/records.js';
 import { applyRecord, type CallState, type RunState, tokensUsed } from '../journal/state.js';
 import type { ModelResponse, ModelToolDefinition } from '../model/model.js';
+import { type ScopedStateWrite, stateScopesOf } from '../store/session-store.js';
 import type { Lease, ParkRow, PendingAnswer, RunRow, RunWrite, Store } from '../store/store.js';
 import { WORKER_TOOL, type WorkerHub, type WorkerToolInfo } from '../workers/worker-hub.js';
 import { attemptCall } from './attempt-call.js';
 import { backoffDelay, type RetryPolicy, sleep } from './backoff.js';
 import { type EventHub, recordEvent } from './events.js';
+import { renderInstructions } from './instructions.js';
 import { onAbort } from './on-abort.js';
 import { parkHash } from './park-hash.js';
 import { callFacts, type Decision, decide, type Policy } from './policy.js';
+import { StateValues, storedWrites } from './state-values.js';
 import { journaledArguments, storableAnswer } from './storable.js';
+import { type OfferedTools, type ResolveInput, ToolResolver } from './tool-resolver.js';
 
 /** What a driver needs from the runtime. */
 export interface DriverDeps {
@@ -55,9 +62,10 @@ export interface DriverDeps {
   readonly policy?: Policy;
   /** Whether a person allowed `tool` for `agent` (a standing decision). */
   readonly isAllowedForAgent?: (agent: string, tool: string) => boolean;
+  /** How long a toolset may take to say which tools it offers before a step goes on without it. */
+  readonly toolsetTimeoutMs: number;
 }
 
-/** Why a driver stopped driving. */
 /**
  * Why a driver stopped driving: the run parked or ended; the process stops it (`stopped`); or
  * another node took the run over (`lost`: a write was refused for its lease).
@@ -84,14 +92,15 @@ export class RunDriver {
   #cancelRequested = false;
   readonly #controller = new AbortController();
   #cancelReason: string | undefined;
-  #offeredDefinitions:
-    | { offered: ReadonlyMap<string, unknown>; definitions: readonly ModelToolDefinition[] }
-    | undefined;
+  readonly #tools: ToolResolver;
+  /** The run's state values, loaded from the store once per driver. */
+  #values: Promise<StateValues> | undefined;
 
   constructor(agent: Agent, state: RunState, deps: DriverDeps) {
     this.#agent = agent;
     this.state = state;
     this.#deps = deps;
+    this.#tools = new ToolResolver(agent, deps.workers, deps.toolsetTimeoutMs);
   }
 
   get runId(): string {
@@ -117,6 +126,7 @@ export class RunDriver {
         if (this.state.truncated) return await this.#end('failed', { error: truncatedError(this.state.steps) });
         const pending = this.state.calls.filter((call) => call.status !== 'answered');
         if (pending.length > 0) {
+          await this.#stateValues();
           await this.#runPending(pending);
           if (this.#stopping()) return 'stopped';
           if (this.state.openParks > 0) {
@@ -135,9 +145,12 @@ export class RunDriver {
             error: `reached maxSteps (${this.state.maxSteps}) without a final answer`,
           });
         }
-        const response = await this.#generate();
+        const prepared = await this.#prepareStep();
+        const response = await this.#generate(prepared);
         if (response === undefined) continue;
         const step = this.state.steps + 1;
+        const offered = prepared.offered;
+        const toolsChanged = step === 1 || !sameNames(offered.names, this.state.offeredTools);
         await this.#write(
           [
             {
@@ -156,6 +169,9 @@ export class RunDriver {
               usage: response.usage,
               measures: usageMeasures(response),
               ...(response.truncated ? { truncated: true as const } : {}),
+              ...(toolsChanged ? { tools: offered.names } : {}),
+              ...(prepared.labels.length ? { labels: prepared.labels } : {}),
+              ...(offered.unavailable.length ? { unavailable: offered.unavailable } : {}),
             },
           ],
           false,
@@ -302,7 +318,9 @@ export class RunDriver {
     // A call whose intent is on disk passed the policy before the process stopped: recovery
     // repeats it as it was (its tool may not even be offered yet, e.g. a worker reconnecting).
     const resumed = call.status === 'started';
-    let tool = this.#findTool(call.name);
+    const values = await this.#stateValues();
+    if (!this.#tools.current) await this.#resolveTools(values); // after a restart: this step's tools again
+    let tool = this.#tools.find(call.name);
     if (tool && !resumed && isStandIn(tool)) {
       // No worker offers it right now: wait for one before judging the call by its annotations.
       tool = await this.#deps.workers?.awaitTool(
@@ -377,6 +395,9 @@ export class RunDriver {
         ...(call.approval ? { approval: call.approval } : {}),
         runSignal: this.#controller.signal,
         onProgress: (progress) => this.#emitProgress(call, progress),
+        ...(this.state.sessionId === undefined ? {} : { sessionId: this.state.sessionId }),
+        state: values,
+        stateWriteRefusal: (key) => this.#stateWriteRefusal(key),
       });
       if (outcome.kind === 'cancelled') {
         if (this.#stopping()) return;
@@ -423,32 +444,72 @@ export class RunDriver {
         await this.#park('tool', answer.reason, call, answer.measures, answer.details);
         return;
       }
-      await this.#write([this.#answered(call, answer)], !isRepeatable && this.#deps.durableAnswers);
+      // The writes of a call that answered on its own (not one that threw, was lost or gave up) go with its answer.
+      const changes =
+        outcome.kind === 'answered' && !retryable && !lost && !(answer.type === 'error' && answer.code === 'thrown')
+          ? outcome.stateChanges
+          : [];
+      const writes: StateWrite[] = changes.map((change) => ({
+        ...change,
+        labels: mergeLabels(this.state.labels, answer.labels),
+      }));
+      await this.#write(
+        [{ ...this.#answered(call, answer), ...(writes.length ? { state: writes } : {}) }],
+        !isRepeatable && this.#deps.durableAnswers,
+        writes.length ? { state: storedWrites(writes, this.state) } : {},
+      );
+      if (writes.length) values.apply(writes);
       return;
     }
   }
 
-  /** A tool the model may call now: local, or offered by workers. */
-  #findTool(name: string): Tool<Arguments> | undefined {
-    const local = this.#agent.tools.get(name);
-    if (local || this.#agent.workers.length === 0 || !this.#deps.workers) return local;
-    return this.#deps.workers.toolFor(this.#agent.name, this.#agent.workers, name);
+  /** The run's state values: loaded from the store the first time they are needed. */
+  #stateValues(): Promise<StateValues> {
+    this.#values ??= this.#deps.store
+      .loadState(stateScopesOf(this.state))
+      .then((stored) => new StateValues(this.state, stored));
+    return this.#values;
   }
 
-  /** What the model is offered this step: local tools and, resolved now, worker tools. */
-  #toolDefinitions(): readonly ModelToolDefinition[] {
-    if (this.#agent.workers.length === 0 || !this.#deps.workers) return this.#agent.toolDefinitions;
-    const offered = this.#deps.workers.toolsFor(this.#agent.name, this.#agent.workers);
-    if (offered.size === 0) return this.#agent.toolDefinitions;
-    // The hub returns the same map until a worker's tools change: build the definitions once per map.
-    if (this.#offeredDefinitions?.offered !== offered) {
-      const definitions = [
-        ...this.#agent.toolDefinitions,
-        ...[...offered.values()].map((each) => toolDefinition(each)),
-      ];
-      this.#offeredDefinitions = { offered, definitions };
+  /** Why a call of this run may not write `key`, or undefined when it may. */
+  #stateWriteRefusal(key: string): string | undefined {
+    if (key.startsWith('app:') && this.#agent.appState !== 'write') {
+      return `agent ${this.#agent.name} may not write app: state (${key}); its definition would need appState: 'write'`;
     }
-    return this.#offeredDefinitions.definitions;
+    return undefined;
+  }
+
+  /** What the next model step is given: instructions with state rendered, the tools offered now, and the labels they carried. */
+  async #prepareStep(): Promise<{ instructions: string; offered: OfferedTools; labels: Label[] }> {
+    const agent = this.#agent;
+    if (!agent.templated && this.#tools.fixed) {
+      const { offered } = await this.#tools.resolve(this.#resolveInput(undefined));
+      return { instructions: agent.instructions, offered, labels: [] };
+    }
+    const values = await this.#stateValues();
+    const rendered = agent.templated ? renderInstructions(agent.instructions, values) : undefined;
+    const { offered, labels } = await this.#resolveTools(values);
+    return {
+      instructions: rendered ? rendered.text : agent.instructions,
+      offered,
+      labels: mergeLabels(rendered?.labels, labels),
+    };
+  }
+
+  #resolveTools(values: StateValues): Promise<{ offered: OfferedTools; labels: Label[] }> {
+    return this.#tools.resolve(this.#resolveInput(values));
+  }
+
+  #resolveInput(values: StateValues | undefined): ResolveInput {
+    return {
+      runId: this.runId,
+      principal: this.state.principal,
+      sessionId: this.state.sessionId,
+      step: this.state.steps + 1,
+      labels: this.state.labels,
+      state: values ?? NO_STATE,
+      signal: this.#controller.signal,
+    };
   }
 
   #answered(call: CallState, answer: Answer, rule?: string): JournalRecord {
@@ -528,14 +589,14 @@ export class RunDriver {
     return undefined;
   }
 
-  async #generate(): Promise<ModelResponse | undefined> {
+  async #generate(prepared: { instructions: string; offered: OfferedTools }): Promise<ModelResponse | undefined> {
     const { attempts } = this.#deps.modelRetry;
     const signal = this.#controller.signal;
     const request = {
       step: this.state.steps + 1,
-      instructions: this.#agent.instructions,
+      instructions: prepared.instructions,
       messages: this.state.messages,
-      tools: this.#toolDefinitions(),
+      tools: prepared.offered.definitions,
     };
     const step = this.state.steps + 1;
     const hub = this.#deps.hub;
@@ -629,6 +690,7 @@ export class RunDriver {
       ...(extra.closeParks?.length ? { closeParks: extra.closeParks } : {}),
       ...(extra.recordedAnswers?.length ? { recordedAnswers: extra.recordedAnswers } : {}),
       ...(extra.cancelTaken ? { cancelTaken: true } : {}),
+      ...(extra.state?.length ? { state: { at: this.#deps.now(), writes: extra.state } } : {}),
       ...(this.lease ? { lease: this.lease } : {}),
     };
   }
@@ -730,4 +792,15 @@ interface WriteExtras {
   readonly closeParks?: readonly string[];
   readonly recordedAnswers?: readonly string[];
   readonly cancelTaken?: boolean;
+  readonly state?: readonly ScopedStateWrite[];
+}
+
+/** The state of a step that reads none (fixed tools, instructions without `{key}`). */
+const NO_STATE: StateSource = { entry: () => undefined, keys: () => [] };
+
+function sameNames(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let index = 0; index < a.length; index++) if (a[index] !== b[index]) return false;
+  return true;
 }

@@ -25,6 +25,7 @@ import {
 } from '../journal/records.js';
 import { applyRecord, emptyState, type RunState, rebuildState } from '../journal/state.js';
 import { checkJournal } from '../journal/versions.js';
+import type { SessionFilter, SessionRow } from '../store/session-store.js';
 import type { Lease, ParkFilter, ParkRow, RunFilter, RunRow, RunSignal, RunStatus, Store } from '../store/store.js';
 import { type HubOptions, WorkerHub } from '../workers/worker-hub.js';
 import { defaultModelRetry, defaultToolRetry, type RetryPolicy } from './backoff.js';
@@ -36,6 +37,7 @@ import { RestingRuns } from './resting-runs.js';
 import { type DriveOutcome, type DriverDeps, RunDriver } from './run-driver.js';
 import { RunLocks } from './run-locks.js';
 import { RunWaiters } from './run-waiters.js';
+import { type SessionDetails, Sessions, type StateChanges } from './sessions.js';
 
 /** How many interrupted runs recovery loads before it starts driving them. */
 const RECOVERY_BATCH = 1_000;
@@ -92,6 +94,8 @@ export interface WardrikOptions {
    * a dead node's runs advance again within a lease and this.
    */
   readonly claimIntervalMs?: number;
+  /** How long a toolset may take to say which tools it offers before a step goes on without it (ms). Default 10 s. */
+  readonly toolsetTimeoutMs?: number;
 }
 
 /** How to start a run. */
@@ -100,6 +104,12 @@ export interface StartOptions {
   readonly principal?: string;
   /** Limits for this run, replacing the agent's where given. */
   readonly budget?: Budget;
+  /**
+   * The session the run continues (see `createSession`): the model sees the session's earlier
+   * conversation, and the run reads and writes its state. Runs of a session take turns: starting
+   * one while the run before is going throws `SessionBusyError`.
+   */
+  readonly session?: string;
 }
 
 /** Where a run stands when its caller hears of it: ended, or parked waiting for a person. */
@@ -186,6 +196,7 @@ export class Wardrik {
   /** Followers of runs' events, told when a run's journal grows on another node. */
   readonly #appendListeners = new Map<string, Set<(seq: number) => void>>();
   #closed = false;
+  readonly #sessions: Sessions;
 
   constructor(options: WardrikOptions) {
     this.store = options.store;
@@ -206,7 +217,14 @@ export class Wardrik {
       workers: this.workers,
       ...(options.policy ? { policy: checkPolicy(options.policy, 'policy') } : {}),
       isAllowedForAgent: (agent, tool) => this.#allowed.get(agent)?.has(tool) === true,
+      toolsetTimeoutMs: checkedMs(options.toolsetTimeoutMs ?? 10_000, 'toolsetTimeoutMs'),
     };
+    this.#sessions = new Sessions({
+      store: options.store,
+      now: this.#deps.now,
+      agent: (name) => this.#agent(name),
+      runState: (runId) => this.#runState(runId),
+    });
     this.#stopListening = options.store.onFailure((error) => this.#fail(error));
     const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     if (!Number.isFinite(leaseMs) || leaseMs < 10) {
@@ -297,6 +315,10 @@ export class Wardrik {
       }
     }
     const runId = `run_${randomUUID()}`;
+    const session =
+      options.session === undefined
+        ? undefined
+        : await this.#sessions.takeTurn(options.session, agent, principal, runId);
     const driver = new RunDriver(agent, emptyState(runId), this.#deps);
     this.#drivers.set(runId, driver);
     // Held until it is driven: a cancel sent as soon as run-started is seen waits, then finds it driven.
@@ -313,6 +335,10 @@ export class Wardrik {
         input,
         budget,
         maxSteps: agent.maxSteps,
+        app: agent.app,
+        ...(options.session === undefined ? {} : { session: options.session }),
+        ...(session?.history.length ? { history: session.history } : {}),
+        ...(session?.labels.length ? { labels: [...session.labels] } : {}),
       });
     } catch (cause) {
       this.#drivers.delete(runId);
@@ -743,6 +769,9 @@ export class Wardrik {
     for (const driver of this.#drivers.values()) driver.stop();
     this.workers.close();
     await Promise.allSettled([...this.#driving.values(), this.#locks.idle(), this.#claiming]);
+    await Promise.allSettled(
+      [...this.#agents.values()].flatMap((agent) => agent.toolsets).map(async (toolset) => toolset.close?.()),
+    );
     // Other nodes may take over at once what this one drove (on one node: recovery, next start).
     if (!this.#failure) await this.#ownership.releaseAll();
     this.#resting.clear();
@@ -753,6 +782,70 @@ export class Wardrik {
     );
     await this.workers.leave();
     await this.store.close();
+  }
+
+  /**
+   * Starts a session: a conversation with `agent` for `principal`, whose runs take turns, see the
+   * conversation before them and share its state.
+   *
+   * @example
+   * ```ts
+   * const session = await wardrik.createSession('support', { principal: 'user-7' })
+   * await wardrik.run('support', 'My order A1 is late', { principal: 'user-7', session: session.id })
+   * const next = await wardrik.run('support', 'Can you refund it?', { principal: 'user-7', session: session.id })
+   * ```
+   */
+  async createSession(agentName: string, options: { principal?: string; id?: string } = {}): Promise<SessionRow> {
+    this.#checkOpen();
+    return this.#sessions.create(agentName, options);
+  }
+
+  /** A session; `SessionNotFoundError` if none has this id. */
+  async getSession(id: string): Promise<SessionRow> {
+    this.#checkUsable();
+    return this.#sessions.get(id);
+  }
+
+  /** Sessions, most recently used first. */
+  async listSessions(filter: SessionFilter = {}): Promise<SessionRow[]> {
+    this.#checkUsable();
+    return this.#sessions.list(filter);
+  }
+
+  /** A session with its runs, its conversation and the state its next run reads. */
+  async sessionDetails(id: string): Promise<SessionDetails> {
+    this.#checkUsable();
+    return this.#sessions.details(id);
+  }
+
+  /** Deletes a session and its state (its runs stay). `SessionBusyError` while its run is going. */
+  async deleteSession(id: string): Promise<void> {
+    this.#checkOpen();
+    await this.#sessions.delete(id);
+  }
+
+  /**
+   * Changes a session's state as a person: the change is kept with who made it and why. Values
+   * set this way carry no labels (a person wrote them).
+   *
+   * @example
+   * ```ts
+   * await wardrik.editSessionState(session.id, { set: { 'user:tier': 'gold' }, delete: ['cart'] }, { by: 'olga', reason: 'ticket 12' })
+   * ```
+   */
+  async editSessionState(id: string, changes: StateChanges, edit: { by: string; reason: string }): Promise<void> {
+    this.#checkOpen();
+    await this.#sessions.editState(id, changes, edit);
+  }
+
+  /** A run's state rebuilt from its journal in the store. */
+  async #runState(runId: string): Promise<RunState> {
+    const journal = await this.store.loadJournal(runId);
+    try {
+      return rebuildState(runId, checkJournal(runId, journal));
+    } catch (thrown) {
+      throw new RunNeedsAttentionError(`run ${runId} cannot be loaded: ${describeReason(thrown)}`, { cause: thrown });
+    }
   }
 
   /** Throws if this Wardrik takes no more work: closed, or its store failed. */
@@ -1194,4 +1287,12 @@ export class Wardrik {
 
 function isEnded(status: RunStatus | undefined): boolean {
   return status === 'completed' || status === 'failed' || status === 'cancelled';
+}
+
+/** A positive number of ms, or an `InvalidInputError` naming the setting. */
+function checkedMs(value: unknown, setting: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new InvalidInputError(`${setting}: expected a positive number of ms, got ${String(value)}`);
+  }
+  return value;
 }

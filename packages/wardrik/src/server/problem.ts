@@ -49,6 +49,8 @@ export class ApiProblem extends Error {
 const statusByCode: Record<string, ContentfulStatusCode> = {
   agent_not_found: 404,
   run_not_found: 404,
+  session_not_found: 404,
+  session_busy: 409,
   park_not_found: 404,
   token_not_found: 404,
   park_already_answered: 409,

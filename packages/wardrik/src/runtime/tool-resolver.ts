@@ -1,0 +1,226 @@
+import {
+  type Arguments,
+  describeReason,
+  type Label,
+  mergeLabels,
+  type StateSource,
+  StateView,
+  type Tool,
+  type Toolset,
+} from '@wardrik/core';
+import type { Agent } from '../agent.js';
+import { toolDefinition } from '../agent.js';
+import type { ModelToolDefinition } from '../model/model.js';
+import { modelToolName } from '../model/tool-name.js';
+import type { WorkerHub } from '../workers/worker-hub.js';
+
+/** The tools one model step is offered: the answer to "which tools now?". */
+export interface OfferedTools {
+  readonly definitions: readonly ModelToolDefinition[];
+  /** Their names, in the order offered (journaled when they change). */
+  readonly names: readonly string[];
+  /** Toolset tools by the name the model sees. */
+  readonly fromToolsets: ReadonlyMap<string, Tool<Arguments>>;
+  /** Toolsets left out of the step, and why. */
+  readonly unavailable: readonly { readonly toolset: string; readonly reason: string }[];
+}
+
+/** What a step's toolsets are asked with. */
+export interface ResolveInput {
+  readonly runId: string;
+  readonly principal: string;
+  readonly sessionId: string | undefined;
+  readonly step: number;
+  readonly labels: readonly Label[];
+  readonly state: StateSource;
+  readonly signal: AbortSignal;
+}
+
+interface ToolsetResult {
+  readonly tools: readonly Tool<never>[];
+  readonly byName: ReadonlyMap<string, Tool<Arguments>>;
+  readonly definitions: readonly ModelToolDefinition[];
+  readonly clashes: readonly string[];
+}
+
+/**
+ * Answers "which tools now?" before each model step — the agent's own tools, its toolsets'
+ * (asked anew each step) and its workers' — and "who runs this call?" for the calls the step
+ * asks for. What toolsets return is built once per array they return, so a toolset that returns
+ * the same array while nothing changed costs a function call per step.
+ */
+export class ToolResolver {
+  readonly #agent: Agent;
+  readonly #workers: WorkerHub | undefined;
+  readonly #timeoutMs: number;
+  /** What each toolset returned last, and what was built from it. */
+  readonly #built = new Map<Toolset, ToolsetResult>();
+  #last: { readonly parts: readonly unknown[]; readonly offered: OfferedTools } | undefined;
+  /** The tools of the latest step resolved (for finding a call's tool). */
+  #current: OfferedTools | undefined;
+
+  constructor(agent: Agent, workers: WorkerHub | undefined, timeoutMs: number) {
+    this.#agent = agent;
+    this.#workers = workers;
+    this.#timeoutMs = timeoutMs;
+  }
+
+  /** Whether the agent's tools are the same at every step (no toolsets, no workers). */
+  get fixed(): boolean {
+    return this.#agent.toolsets.length === 0 && (this.#agent.workers.length === 0 || !this.#workers);
+  }
+
+  /** The latest step's tools, if resolved in this process. */
+  get current(): OfferedTools | undefined {
+    return this.#current;
+  }
+
+  /** The tools offered now, and the labels the toolsets took from state they read. */
+  async resolve(input: ResolveInput): Promise<{ offered: OfferedTools; labels: Label[] }> {
+    const agent = this.#agent;
+    if (this.fixed) {
+      this.#current ??= {
+        definitions: agent.toolDefinitions,
+        names: agent.toolDefinitions.map((each) => each.name),
+        fromToolsets: new Map(),
+        unavailable: [],
+      };
+      return { offered: this.#current, labels: [] };
+    }
+    let labels: Label[] = [];
+    const parts: unknown[] = [];
+    const unavailable: { toolset: string; reason: string }[] = [];
+    const results: ToolsetResult[] = [];
+    for (const toolset of agent.toolsets) {
+      const reader = new StateView(input.state, {
+        onRead: (read) => {
+          labels = mergeLabels(labels, read);
+        },
+      });
+      try {
+        const tools = await this.#ask(toolset, input, reader);
+        const result = this.#build(toolset, tools);
+        results.push(result);
+        parts.push(result);
+        for (const clash of result.clashes) unavailable.push({ toolset: toolset.name, reason: clash });
+      } catch (thrown) {
+        unavailable.push({ toolset: toolset.name, reason: describeReason(thrown) });
+        parts.push(undefined);
+      }
+    }
+    const workerTools =
+      agent.workers.length > 0 && this.#workers ? this.#workers.toolsFor(agent.name, agent.workers) : undefined;
+    parts.push(workerTools);
+    const last = this.#last;
+    if (last && unavailable.length === 0 && sameParts(last.parts, parts)) {
+      this.#current = last.offered;
+      return { offered: last.offered, labels };
+    }
+    const offered = this.#combine(results, workerTools, unavailable);
+    this.#last = { parts, offered };
+    this.#current = offered;
+    return { offered, labels };
+  }
+
+  /** The tool a call of `name` runs: local, from this step's toolsets, or offered by workers. */
+  find(name: string): Tool<Arguments> | undefined {
+    const local = this.#agent.tools.get(name);
+    if (local) return local;
+    const fromToolset = this.#current?.fromToolsets.get(name);
+    if (fromToolset) return fromToolset;
+    if (this.#agent.workers.length === 0 || !this.#workers) return undefined;
+    return this.#workers.toolFor(this.#agent.name, this.#agent.workers, name);
+  }
+
+  async #ask(toolset: Toolset, input: ResolveInput, reader: StateView): Promise<readonly Tool<never>[]> {
+    const controller = new AbortController();
+    const signal = AbortSignal.any([input.signal, controller.signal]);
+    const asked = Promise.resolve().then(() =>
+      toolset.tools({
+        runId: input.runId,
+        agentName: this.#agent.name,
+        principal: input.principal,
+        ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),
+        step: input.step,
+        labels: input.labels,
+        state: reader,
+        signal,
+      }),
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        controller.abort(new Error('timed out'));
+        reject(new Error(`it took longer than ${this.#timeoutMs} ms`));
+      }, this.#timeoutMs);
+    });
+    try {
+      const tools = await Promise.race([asked, timedOut]);
+      if (!Array.isArray(tools)) throw new TypeError(`it returned ${typeof tools}, not an array of tools`);
+      return tools;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  #build(toolset: Toolset, tools: readonly Tool<never>[]): ToolsetResult {
+    const built = this.#built.get(toolset);
+    if (built?.tools === tools) return built;
+    const byName = new Map<string, Tool<Arguments>>();
+    const clashes: string[] = [];
+    for (const [index, candidate] of tools.entries()) {
+      const each = candidate as unknown as Tool<Arguments>;
+      if (typeof each !== 'object' || each === null || typeof each.run !== 'function' || !each.schema) {
+        clashes.push(`its tools[${index}] is not a tool (build it with tool() from @wardrik/core); left out`);
+        continue;
+      }
+      const name = modelToolName(each.name);
+      if (byName.has(name) || this.#agent.tools.has(name)) {
+        clashes.push(`its tool ${JSON.stringify(each.name)} has the name of another tool of the agent; left out`);
+        continue;
+      }
+      byName.set(name, each);
+    }
+    const definitions = [...byName].map(([name, each]) => toolDefinition(each, name));
+    const result = { tools, byName, definitions, clashes };
+    this.#built.set(toolset, result);
+    return result;
+  }
+
+  #combine(
+    results: readonly ToolsetResult[],
+    workerTools: ReadonlyMap<string, Tool<Arguments>> | undefined,
+    unavailable: { toolset: string; reason: string }[],
+  ): OfferedTools {
+    const definitions = [...this.#agent.toolDefinitions];
+    const fromToolsets = new Map<string, Tool<Arguments>>();
+    for (const [index, result] of results.entries()) {
+      for (const [name, each] of result.byName) {
+        if (fromToolsets.has(name)) {
+          const toolset = this.#agent.toolsets[index]?.name ?? '?';
+          unavailable.push({
+            toolset,
+            reason: `its tool ${JSON.stringify(name)} is offered by another toolset; left out`,
+          });
+          continue;
+        }
+        fromToolsets.set(name, each);
+      }
+    }
+    for (const result of results) {
+      for (const definition of result.definitions) {
+        if (fromToolsets.get(definition.name) === result.byName.get(definition.name)) definitions.push(definition);
+      }
+    }
+    for (const [name, each] of workerTools ?? []) {
+      if (!fromToolsets.has(name) && !this.#agent.tools.has(name)) definitions.push(toolDefinition(each));
+    }
+    return { definitions, names: definitions.map((each) => each.name), fromToolsets, unavailable };
+  }
+}
+
+function sameParts(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let index = 0; index < a.length; index++) if (a[index] !== b[index]) return false;
+  return true;
+}
