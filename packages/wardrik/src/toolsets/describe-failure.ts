@@ -33,7 +33,8 @@ export function describeFailure(cause: unknown, server?: McpServerSpec): string 
     const timeout = (data as { timeout?: unknown } | undefined)?.timeout;
     return typeof timeout === 'number' ? `no answer within ${timeout} ms` : 'no answer in time';
   }
-  if (code === CONNECTION_CLOSED) return 'the connection closed';
+  if (code === CONNECTION_CLOSED)
+    return server?.type === 'stdio' ? 'the server process exited' : 'the connection closed';
   if (Array.isArray(issues) && issues.length > 0) {
     const first = issues[0] as { path?: unknown; message?: unknown };
     const path = Array.isArray(first.path) && first.path.length > 0 ? `${first.path.join('.')}: ` : '';

@@ -21,6 +21,8 @@ export interface ConnectionOptions {
   readonly description: string;
   /** How long connecting (and each listing) may take (ms). */
   readonly timeoutMs: number;
+  /** Aborted when the toolset closes: connecting and listing stop. */
+  readonly signal: AbortSignal;
   /** The server said its tools changed (`notifications/tools/list_changed`). */
   readonly onToolsChanged: () => void;
   /** The connection ended without `close()` being called, and why. Called at most once, and only once open. */
@@ -49,6 +51,7 @@ export class McpServerConnection {
   #open = false;
   #ended: string | undefined;
   #lastError: string | undefined;
+  #lastErrorCause: unknown;
   #probing = false;
 
   private constructor(client: Client, server: ServerTransport, options: ConnectionOptions) {
@@ -72,7 +75,8 @@ export class McpServerConnection {
     client.onclose = () => connection.#closed();
     client.onerror = (error) => connection.#transportError(error);
     try {
-      await client.connect(server.transport, { timeout: options.timeoutMs });
+      options.signal.throwIfAborted();
+      await client.connect(server.transport, { timeout: options.timeoutMs, signal: options.signal });
     } catch (cause) {
       const reason = connection.explain(`could not connect`, cause);
       await connection.close();
@@ -101,7 +105,7 @@ export class McpServerConnection {
       const result = await this.#client.request(
         { method: 'tools/list', ...(cursor === undefined ? {} : { params: { cursor } }) },
         ListResult,
-        { timeout: this.#options.timeoutMs },
+        { timeout: this.#options.timeoutMs, signal: this.#options.signal },
       );
       items.push(...result.tools);
       if (result.nextCursor === undefined || result.nextCursor === '') return items;
@@ -154,7 +158,7 @@ export class McpServerConnection {
   explain(what: string, cause: unknown): string {
     const why = typeof cause === 'string' ? cause : describeFailure(cause, this.#options.server);
     const parts = [`${this.#options.description}: ${what}: ${why}`];
-    if (this.#lastError !== undefined && !why.includes(this.#lastError)) {
+    if (this.#lastError !== undefined && cause !== this.#lastErrorCause && !why.includes(this.#lastError)) {
       parts.push(`the last transport error was: ${this.#lastError}`);
     }
     const stderr = this.#server.stderrTail();
@@ -179,6 +183,7 @@ export class McpServerConnection {
 
   #transportError(error: Error): void {
     this.#lastError = describeFailure(error).slice(0, 300);
+    this.#lastErrorCause = error;
     if (this.#options.server.type === 'http') this.suspect();
   }
 }

@@ -85,6 +85,8 @@ class McpServerToolset implements McpToolset {
   #connecting: Promise<McpServerConnection> | undefined;
   #down: Down | undefined;
   #closed = false;
+  /** Aborted by `close()`: a connection being made stops. */
+  readonly #closing = new AbortController();
   #tools: readonly Tool<never>[] = Object.freeze([]);
   /** The listing `#tools` was built from (JSON), to tell a listing that changed nothing. */
   #listed: string | undefined;
@@ -110,6 +112,7 @@ class McpServerToolset implements McpToolset {
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#closing.abort(new Error('the toolset was closed'));
     const connection = this.#connection;
     this.#connection = undefined;
     await connection?.close();
@@ -155,6 +158,7 @@ class McpServerToolset implements McpToolset {
         server: this.#options.server,
         description: this.#description,
         timeoutMs: this.#options.connectTimeoutMs,
+        signal: this.#closing.signal,
         onToolsChanged: () => {
           if (adopted !== undefined) this.#toolsChanged(adopted);
           else changedEarly = true;
