@@ -274,14 +274,15 @@ class McpServerToolset implements McpToolset {
     let connection: McpServerConnection;
     try {
       connection = await this.#ready({ signal: context.signal, waitForListing: false });
-    } catch (cause) {
+    } catch {
       if (context.signal.aborted) return error('the call was cancelled', { code: 'cancelled' });
-      const why = cause instanceof Error ? cause.message : String(cause);
-      return error(`Unavailable: ${why}`, { code: 'unavailable' });
+      // The model reads this: the why (command line, stderr) is for the log, where it went already.
+      const closed = this.#closed ? 'the toolset was closed' : "it can't be reached now";
+      return error(`Unavailable: MCP server ${this.name}: ${closed}; the call was not sent`, { code: 'unavailable' });
     }
     return callMcpTool({
       connection,
-      server: this.#description,
+      server: `MCP server ${this.name}`,
       mcpName,
       args,
       context,
