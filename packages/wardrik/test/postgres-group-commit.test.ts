@@ -193,6 +193,24 @@ describe('PostgresStore group commit', () => {
     expect(await store.loadJournal('lost')).toEqual([]);
     expect(await store.loadJournal('free')).toEqual([record('free', 1)]);
 
+    // Writes of one lease alone (the single-lease statement): all applied, or all refused, saying why.
+    await Promise.all([
+      store.write({ runId: 'again', records: [record('again', 3)], lease: again }, { durable: false }),
+      store.write(
+        { runId: 'again', records: [record('again', 4), record('again', 5)], lease: again },
+        { durable: true },
+      ),
+    ]);
+    expect(await store.lastSeq('again')).toBe(5);
+    const alone = await Promise.allSettled([
+      store.write({ runId: 'lost', records: [record('lost', 1)], lease: lost }, { durable: false }),
+      store.write({ runId: 'lost', records: [record('lost', 2)], lease: lost }, { durable: true }),
+    ]);
+    expect(alone[0].status).toBe('fulfilled'); // acknowledged at once, refused at its commit
+    expect((alone[1] as PromiseRejectedResult).reason.message).toBe(
+      'run lost: node node-a no longer holds it (its lease of epoch 1 was taken over by node-b, epoch 2)',
+    );
+    expect(await store.loadJournal('lost')).toEqual([]);
     // A lease never claimed, or released: refused, saying so.
     const never: Lease = { runId: 'never', node: 'node-a', epoch: 1 };
     await expect(
@@ -204,12 +222,12 @@ describe('PostgresStore group commit', () => {
     ).rejects.toThrow('run kept: node node-a no longer holds it (its lease of epoch 1 was released)');
     // Appends mixed with a write of a run row: the full statement, the same outcomes.
     const [appended, rowWritten] = await Promise.allSettled([
-      store.write({ runId: 'again', records: [record('again', 3)], lease: again }, { durable: true }),
+      store.write({ runId: 'again', records: [record('again', 6)], lease: again }, { durable: true }),
       store.write({ runId: 'lost', run: row('lost'), records: [record('lost', 1)], lease: lost }, { durable: true }),
     ]);
     expect(appended.status).toBe('fulfilled');
     expect(rowWritten.status).toBe('rejected');
-    expect(await store.lastSeq('again')).toBe(3);
+    expect(await store.lastSeq('again')).toBe(6);
   });
 
   it('after refusing an acknowledged non-durable write, refuses every later write of its lease at once', async () => {

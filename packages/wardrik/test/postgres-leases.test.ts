@@ -182,4 +182,55 @@ describe('PostgresStore leases across nodes', () => {
       LeaseLostError.isInstance,
     );
   });
+
+  it.each([
+    ['one lease (the single-lease statement)', false],
+    ['several leases (the append statement)', true],
+  ])('an append in flight holds its lease: a take-over waits for it, and sees its records — %s', async (_, several) => {
+    const applicationName = `wardrik_append_${randomBytes(4).toString('hex')}`;
+    const [a, b] = await nodes(2, { application_name: applicationName });
+    if (!a || !b) throw new Error('two nodes');
+    const lease = (await a.claimRun('r1', terms('node-a', 300))) as Lease;
+    const other = (await a.claimRun('r2', terms('node-a'))) as Lease;
+    await a.write({ runId: 'r1', run: row('r1'), records: [], lease }, { durable: true });
+
+    // Another transaction inserts seq 1 of r1 and waits: node A's append of seq 1 waits on it,
+    // inside its statement, after locking the lease.
+    const blocker = await peek(a.schema);
+    await blocker.query('BEGIN');
+    await blocker.query(`INSERT INTO journal (run_id, seq, record) VALUES ('r1', 1, '{}')`);
+    const record = { type: 'labels-released', v: 1, at: 1, labels: [], by: 'bob', reason: 'appended' } as const;
+    const appending = Promise.all([
+      a.write({ runId: 'r1', records: [{ runId: 'r1', seq: 1, record }], lease }, { durable: true }),
+      ...(several
+        ? [a.write({ runId: 'r2', records: [{ runId: 'r2', seq: 1, record }], lease: other }, { durable: true })]
+        : []),
+    ]);
+    const monitor = await peek(a.schema);
+    const waiting = async (count: number) => {
+      const { rows } = await monitor.query(
+        `SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`,
+        [applicationName],
+      );
+      return rows.length >= count;
+    };
+    await until(() => waiting(1), 10_000);
+    await until(async () => {
+      const { rows } = await monitor.query('SELECT expires_at <= now() AS expired FROM leases WHERE run_id = $1', [
+        'r1',
+      ]);
+      return rows[0]?.expired === true;
+    }, 10_000);
+    // The lease expired by the database's clock, but node A's statement holds its row: B waits.
+    const claiming = b.claimRun('r1', terms('node-b'));
+    await until(() => waiting(2), 10_000);
+    await blocker.query('ROLLBACK');
+    await appending;
+    expect(await claiming).toEqual({ runId: 'r1', node: 'node-b', epoch: 2 });
+    expect((await b.loadJournal('r1')).map((each) => each.seq)).toEqual([1]);
+    await expect(
+      a.write({ runId: 'r1', records: [{ runId: 'r1', seq: 2, record }], lease }, { durable: true }),
+    ).rejects.toSatisfy(LeaseLostError.isInstance);
+    expect(await b.lastSeq('r1')).toBe(1);
+  });
 });

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { LeaseLostError, StoreError } from '../../errors.js';
 import type { SerializedWrite } from '../columns.js';
+import type { Lease } from '../store.js';
 import type { Outcomes } from './group-commit.js';
 
 /*
@@ -132,6 +133,25 @@ SELECT h.run_id AS "runId", h.node, h.epoch FROM held h
 
 /** The append statement's name: prepared once per connection. */
 const APPEND_STATEMENT = 'wardrik_append_write_v1';
+
+/*
+ * The append statement when every write of the batch names one and the same lease, and they hold
+ * records (a run driven alone, between parks: the latency of each of its steps): the lease row
+ * locked FOR SHARE only if it is still the run's lease, and the records inserted only if it was.
+ * All or nothing, so the count of rows inserted tells whether the writes were applied; nothing is
+ * returned, which spares the round of describing and parsing a result.
+ */
+const SINGLE_LEASE_SQL = `
+WITH held AS (
+  SELECT 1 FROM leases l WHERE l.run_id = $1 AND l.node = $2 AND l.epoch = $3 FOR SHARE
+)
+INSERT INTO journal (run_id, seq, record)
+SELECT $1, j.seq, j.record FROM unnest($4::bigint[], $5::text[]) AS j (seq, record)
+WHERE EXISTS (SELECT 1 FROM held)
+`;
+
+/** The single-lease statement's name: prepared once per connection. */
+const SINGLE_LEASE_STATEMENT = 'wardrik_append_lease_v1';
 
 /** A lease as the statements find it. */
 interface Held {
@@ -285,6 +305,33 @@ function appendValues(writes: readonly SerializedWrite[]): unknown[] {
   return [[...leased], j.run, j.node, j.epoch, j.seq, j.record];
 }
 
+/** The lease every write of `writes` names, if they name one and the same lease and hold records. */
+function singleLease(writes: readonly SerializedWrite[]): Lease | undefined {
+  const lease = writes[0]?.lease;
+  if (lease === undefined) return undefined;
+  let records = 0;
+  for (const write of writes) {
+    const named = write.lease;
+    if (named === undefined || named.runId !== lease.runId || named.node !== lease.node) return undefined;
+    if (named.epoch !== lease.epoch || write.runId !== lease.runId) return undefined;
+    records += write.records.length;
+  }
+  return records > 0 ? lease : undefined;
+}
+
+/** The single-lease statement's values: the lease, then the records' seqs and JSON. */
+function singleLeaseValues(writes: readonly SerializedWrite[], lease: Lease): unknown[] {
+  const seqs: number[] = [];
+  const records: string[] = [];
+  for (const write of writes) {
+    for (const record of write.records) {
+      seqs.push(record.seq);
+      records.push(record.record);
+    }
+  }
+  return [lease.runId, lease.node, lease.epoch, seqs, records];
+}
+
 /** What the append statement applied: every write whose lease is the run's (or that names none). */
 function appendOutcomes(writes: readonly SerializedWrite[], held: readonly Held[]): Outcomes {
   const current = new Map(held.map((lease) => [lease.runId, lease]));
@@ -327,14 +374,32 @@ export async function writeBatch(
   writes: readonly SerializedWrite[],
   signals: SignalTarget,
 ): Promise<Outcomes> {
-  if (writes.every(appendsOnly)) {
-    const { rows } = await client.query<Held>({
-      name: APPEND_STATEMENT,
-      text: APPEND_SQL,
-      values: appendValues(writes),
-    });
-    return appendOutcomes(writes, rows);
+  if (!writes.every(appendsOnly)) return fullBatch(client, writes, signals);
+  const lease = singleLease(writes);
+  if (lease !== undefined) {
+    const values = singleLeaseValues(writes, lease);
+    const { rowCount } = await client.query({ name: SINGLE_LEASE_STATEMENT, text: SINGLE_LEASE_SQL, values });
+    if (rowCount === (values[3] as number[]).length) return writes.map(() => undefined);
+    // Refused, all of them (inserted all or none): the lease found now says by whom.
+    const { rows } = await client.query<Held>('SELECT run_id AS "runId", node, epoch FROM leases WHERE run_id = $1', [
+      lease.runId,
+    ]);
+    return writes.map((write) => leaseLost(write, rows[0]));
   }
+  const { rows } = await client.query<Held>({
+    name: APPEND_STATEMENT,
+    text: APPEND_SQL,
+    values: appendValues(writes),
+  });
+  return appendOutcomes(writes, rows);
+}
+
+/** Applies `writes` with the full batch statement. */
+async function fullBatch(
+  client: pg.ClientBase,
+  writes: readonly SerializedWrite[],
+  signals: SignalTarget,
+): Promise<Outcomes> {
   const { rows } = await client.query<BatchResult>({
     name: BATCH_STATEMENT,
     text: BATCH_SQL,
