@@ -35,6 +35,11 @@ export interface AgentHooks {
   readonly beforeIntent?: (step: number) => void;
 }
 
+/** The state key a call's executions write their nonce to (`writeState`). */
+export function stateKey(runId: string, callId: string): string {
+  return `user:call:${runId}:${callId}`;
+}
+
 export function randomInt(min: number, max: number): number {
   return min + Math.floor(Math.random() * (max - min + 1));
 }
@@ -47,7 +52,11 @@ export function sleep(ms: number): Promise<void> {
  * The crash test's agent, its tools logging every execution to `execLogPath`. `toolDelayMs` makes
  * every tool take about that much longer (runs then last long enough for kills to land mid-run).
  */
-export function crashAgent(execLogPath: string, hooks: AgentHooks = {}, options: { toolDelayMs?: number } = {}) {
+export function crashAgent(
+  execLogPath: string,
+  hooks: AgentHooks = {},
+  options: { toolDelayMs?: number; writeState?: boolean } = {},
+) {
   const extra = options.toolDelayMs ?? 0;
   /**
    * The body of every tool: a short wait, then the real effect (one exec-log line), then the
@@ -68,6 +77,8 @@ export function crashAgent(execLogPath: string, hooks: AgentHooks = {}, options:
       pid: process.pid,
     };
     appendFileSync(execLogPath, `${JSON.stringify(line)}\n`);
+    // Each execution writes its nonce to state: only the one whose answer is journaled may be stored.
+    if (options.writeState) context.state.set(stateKey(context.runId, context.callId), nonce);
     hooks.afterEffect?.(tool, context);
     await sleep(randomInt(0, 10) + randomInt(0, extra));
     return { tool, nonce, ...args };

@@ -49,22 +49,26 @@ function maybeKill(point: string, detail: Record<string, unknown> = {}): void {
   process.kill(process.pid, 'SIGKILL');
 }
 
-const agent = crashAgent(execLogPath, {
-  afterEffect: (tool, context) => maybeKill('tool', { tool, idempotencyKey: context.idempotencyKey }),
-  afterAnswers: (step, sendEmailNonces) => {
-    // A new model step after the calls of the last one answered: the model sees their answers.
-    for (const nonce of sendEmailNonces) note({ type: 'seen', nonce });
-    maybeKill('after-answer', { step });
+const agent = crashAgent(
+  execLogPath,
+  {
+    afterEffect: (tool, context) => maybeKill('tool', { tool, idempotencyKey: context.idempotencyKey }),
+    afterAnswers: (step, sendEmailNonces) => {
+      // A new model step after the calls of the last one answered: the model sees their answers.
+      for (const nonce of sendEmailNonces) note({ type: 'seen', nonce });
+      maybeKill('after-answer', { step });
+    },
+    // During the model step: the model is thinking and nothing of this step is written.
+    duringModel: (step, delayMs) => {
+      if (crashPoint === 'model') setTimeout(() => maybeKill('model', { step }), randomInt(0, delayMs));
+    },
+    // The model has returned calls, and the kill comes on the next macrotask, after the driver took
+    // the answer but before the store's flush of the intents (scheduled later with its own
+    // setImmediate) and before any tool's effect (each waits on a timer first).
+    beforeIntent: (step) => maybeKill('before-intent', { step }),
   },
-  // During the model step: the model is thinking and nothing of this step is written.
-  duringModel: (step, delayMs) => {
-    if (crashPoint === 'model') setTimeout(() => maybeKill('model', { step }), randomInt(0, delayMs));
-  },
-  // The model has returned calls, and the kill comes on the next macrotask, after the driver took
-  // the answer but before the store's flush of the intents (scheduled later with its own
-  // setImmediate) and before any tool's effect (each waits on a timer first).
-  beforeIntent: (step) => maybeKill('before-intent', { step }),
-});
+  { writeState: true },
+);
 
 const watchdog = setTimeout(() => {
   process.stderr.write('child: gave up after 30 s\n');
