@@ -41,6 +41,8 @@ describe('can: the permission matrix', () => {
     'park.read',
     'park.answer',
     'labels.release',
+    'state.edit',
+    'app-state.edit',
     'tokens.manage',
     'agent.serve',
     'workers.list',
@@ -53,6 +55,8 @@ describe('can: the permission matrix', () => {
     'park.read': 'read parks',
     'park.answer': 'answer parks',
     'labels.release': 'release labels',
+    'state.edit': "edit sessions' state",
+    'app-state.edit': 'edit app: state (every principal reads it)',
     'tokens.manage': 'manage tokens',
     'agent.serve': 'serve agents',
     'workers.list': 'list workers',
@@ -77,6 +81,8 @@ describe('can: the permission matrix', () => {
       'park.read': 'YYYY',
       'park.answer': 'YYYY',
       'labels.release': 'YYYY',
+      'state.edit': 'YYYY',
+      'app-state.edit': 'YYYY',
       'tokens.manage': 'YYYY',
       'agent.serve': 'YYYY',
       'workers.list': 'YYYY',
@@ -89,6 +95,8 @@ describe('can: the permission matrix', () => {
       'park.read': 'YYSS',
       'park.answer': 'YYSS',
       'labels.release': 'YYSS',
+      'state.edit': 'YYSS',
+      'app-state.edit': 'RRRR',
       'tokens.manage': 'RRRR',
       'agent.serve': 'RRRR',
       'workers.list': 'YYYY',
@@ -101,6 +109,8 @@ describe('can: the permission matrix', () => {
       'park.read': 'YOSO',
       'park.answer': 'RRRR',
       'labels.release': 'RRRR',
+      'state.edit': 'RRRR',
+      'app-state.edit': 'RRRR',
       'tokens.manage': 'RRRR',
       'agent.serve': 'RRRR',
       'workers.list': 'RRRR',
@@ -113,6 +123,8 @@ describe('can: the permission matrix', () => {
       'park.read': 'RRRR',
       'park.answer': 'RRRR',
       'labels.release': 'RRRR',
+      'state.edit': 'RRRR',
+      'app-state.edit': 'RRRR',
       'tokens.manage': 'RRRR',
       'agent.serve': 'YYSS',
       'workers.list': 'RRRR',
@@ -131,7 +143,7 @@ describe('can: the permission matrix', () => {
   );
 
   it('covers every role and action, four cells each', () => {
-    expect(cells).toHaveLength(4 * 10 * 4);
+    expect(cells).toHaveLength(4 * 12 * 4);
     expect(cells.every((cell) => cell.code !== undefined)).toBe(true);
   });
 

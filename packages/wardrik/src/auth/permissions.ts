@@ -14,6 +14,8 @@ const EVERYTHING: Readonly<Record<Action, Reach>> = {
   'park.read': 'any',
   'park.answer': 'any',
   'labels.release': 'any',
+  'state.edit': 'any',
+  'app-state.edit': 'any',
   'tokens.manage': 'any',
   'agent.serve': 'any',
   'workers.list': 'any',
@@ -29,6 +31,7 @@ const GRANTS: Readonly<Record<Role, Readonly<Partial<Record<Action, Reach>>>>> =
     'park.read': 'scoped',
     'park.answer': 'scoped',
     'labels.release': 'scoped',
+    'state.edit': 'scoped',
     'workers.list': 'any',
   },
   user: {
@@ -50,6 +53,8 @@ const ACTION_WORDS: Readonly<Record<Action, string>> = {
   'park.read': 'read parks',
   'park.answer': 'answer parks',
   'labels.release': 'release labels',
+  'state.edit': "edit sessions' state",
+  'app-state.edit': 'edit app: state (every principal reads it)',
   'tokens.manage': 'manage tokens',
   'agent.serve': 'serve agents',
   'workers.list': 'list workers',
@@ -89,11 +94,14 @@ function scopeText(principal: Principal): string {
  * The matrix:
  * - `admin`: every action, on every agent and every principal's runs.
  * - `operator`: `agents.list`, `run.read`, `run.cancel`, `park.read`, `park.answer`,
- *   `labels.release` on the runs of any principal, for the agents of its scope. Never `run.start`,
- *   `tokens.manage`, `agent.serve`.
+ *   `labels.release`, `state.edit` (a session's keys and its principal's `user:` keys) on the runs
+ *   and sessions of any principal, for the agents of its scope. Never `run.start`,
+ *   `app-state.edit`, `tokens.manage`, `agent.serve`.
  * - `user`: `agents.list` and `run.start` for the agents of its scope; `run.read`, `run.cancel`,
  *   `park.read` on its own runs (`resource.runPrincipal === principal.id`) of those agents.
- *   Never `park.answer`, `labels.release`, `tokens.manage`, `agent.serve`.
+ *   Never `park.answer`, `labels.release`, `state.edit`, `tokens.manage`, `agent.serve`.
+ * Sessions follow their runs: starting one is `run.start`, reading one `run.read`, deleting one
+ * `run.cancel` (`runPrincipal` is the session's principal).
  * - `worker`: `agent.serve` for the agents of its scope, nothing else.
  *
  * A fact left out of `resource` is not checked: `can(user, 'run.read')` answers whether the

@@ -38,6 +38,8 @@ export type Action =
   | 'park.read'
   | 'park.answer'
   | 'labels.release'
+  | 'state.edit'
+  | 'app-state.edit'
   | 'tokens.manage'
   | 'agent.serve'
   | 'workers.list';

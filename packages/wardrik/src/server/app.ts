@@ -19,6 +19,7 @@ import {
   StartRunBody,
 } from './schemas.js';
 import { resolveServerLimits, SERVER_LIMIT_DEFAULTS, type ServerLimits } from './server-settings.js';
+import { sessionRoutes } from './session-routes.js';
 import { StreamSlots } from './stream-slots.js';
 import { TokenConnections } from './token-connections.js';
 import { DEFAULT_BODY_LIMIT, readBody, readQuery } from './validate.js';
@@ -121,6 +122,7 @@ export function createApp(options: AppOptions): Hono<Env> {
         const { runId } = await wardrik.start(body.agent, body.input, {
           principal: principal.id,
           ...(body.budget ? { budget: body.budget } : {}),
+          ...(body.session ? { session: body.session } : {}),
         });
         c.header('location', `/v1/runs/${runId}`);
         if (!body.wait) return c.json({ runId, status: 'running' }, 201);
@@ -324,6 +326,7 @@ export function createApp(options: AppOptions): Hono<Env> {
         return c.body(null, 204);
       },
     },
+    ...sessionRoutes({ wardrik, allow, limit, scopeFilter }),
   ];
 
   const document = openApiDocument(routes);

@@ -16,6 +16,36 @@ export const StartRunBody = z
     input: z.string().trim().min(1).describe('The message for the agent.'),
     wait: z.boolean().optional().describe('Answer only once the run ends or parks.'),
     budget: BudgetSchema.optional().describe("Limits for this run, replacing the agent's where given."),
+    session: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('The session the run continues (its runs take turns; 409 while the one before is going).'),
+  })
+  .strict();
+
+/** POST /v1/sessions */
+export const CreateSessionBody = z
+  .object({
+    agent: z.string().min(1).describe('The agent the session talks to.'),
+    id: z.string().min(1).max(128).optional().describe('An id of your choosing (1–128 of A–Z a–z 0–9 _ - .).'),
+  })
+  .strict();
+
+/** GET /v1/sessions */
+export const ListSessionsQuery = z
+  .object({
+    agent: z.string().optional(),
+    limit: z.coerce.number().int().min(1).max(1000).optional(),
+  })
+  .strict();
+
+/** POST /v1/sessions/{id}/state */
+export const EditStateBody = z
+  .object({
+    set: z.record(z.string(), z.unknown()).optional().describe('New JSON values by key (cart, user:name, app:flags).'),
+    delete: z.array(z.string()).optional().describe('Keys to delete.'),
+    reason: z.string().trim().min(1).describe('Why; kept with the change and who made it.'),
   })
   .strict();
 
