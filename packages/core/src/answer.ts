@@ -41,6 +41,19 @@ export interface ParkAnswer extends Reported {
   readonly reason: string;
   /** Anything the person answering should see. */
   readonly details?: unknown;
+  /**
+   * Set by `started`: the tool began work that finishes later, outside the run. The run waits
+   * (a park of kind `external`) until the result arrives.
+   */
+  readonly external?: ExternalWork;
+}
+
+/** Work a long-running tool started: the handle the result will name, and how long to wait for it. */
+export interface ExternalWork {
+  /** The tool's own id for the work (a job id, a ticket): the result names it. 1–256 characters. */
+  readonly handle: string;
+  /** Stop waiting after this many ms: the model is told the work did not finish in time. */
+  readonly deadlineMs?: number;
 }
 
 /** What a tool call answers. */
@@ -117,6 +130,38 @@ export function park(reason: unknown, options: ReportOptions & { readonly detail
     ...report(options),
   };
   return brand(options.details === undefined ? answer : { ...answer, details: options.details });
+}
+
+/**
+ * The answer of a long-running tool (ADK's `is_long_running`): it started work that finishes
+ * later, outside the run, and the run waits for the result, holding no memory — across restarts,
+ * on any node. The result arrives through `wardrik.completeExternal(handle, …)` (the tool's own
+ * completion callback, a webhook), or by answering the park (`POST /v1/parks/{id}/answer`,
+ * `wardrik answer`). Labels given here are carried by the result when it comes.
+ *
+ * @example
+ * ```ts
+ * run: async ({ document }, context) => {
+ *   const job = await translator.submit(document, { idempotencyKey: context.idempotencyKey })
+ *   return started(`translating ${document}`, { handle: job.id, deadlineMs: 3_600_000, labels: ['outside'] })
+ * }
+ * // later, in the translator's webhook:
+ * await wardrik.completeExternal(job.id, { value: { translated: url } })
+ * ```
+ */
+export function started(
+  reason: unknown,
+  options: ReportOptions & { readonly handle: string; readonly deadlineMs?: number; readonly details?: unknown },
+): ParkAnswer {
+  const { handle, deadlineMs } = options;
+  if (typeof handle !== 'string' || handle.length === 0 || handle.length > 256) {
+    throw new TypeError(`started: handle must be a string of 1–256 characters, got ${JSON.stringify(handle)}`);
+  }
+  if (deadlineMs !== undefined && !(typeof deadlineMs === 'number' && Number.isFinite(deadlineMs) && deadlineMs > 0)) {
+    throw new TypeError(`started: deadlineMs must be a positive number of ms, got ${String(deadlineMs)}`);
+  }
+  const answer = park(reason, options);
+  return brand({ ...answer, external: deadlineMs === undefined ? { handle } : { handle, deadlineMs } });
 }
 
 /** Whether `value` was made by `ok`, `error` or `park` (rather than being a plain value). */

@@ -3,6 +3,7 @@ export {
   type Answer,
   describeReason,
   type ErrorAnswer,
+  type ExternalWork,
   error,
   type Issue,
   isAnswer,
@@ -11,6 +12,7 @@ export {
   type ParkAnswer,
   park,
   type ReportOptions,
+  started,
   withReport,
 } from './answer.js';
 export { exceedsDepth, MAX_JSON_DEPTH, type NormalizedArguments, normalizeArguments } from './arguments.js';

@@ -96,6 +96,7 @@ export {
   type PolicyRule,
   type Verdict,
 } from './runtime/policy.js';
+export type { ExternalOutcome } from './runtime/external-work.js';
 export type { SessionDetails, StateChanges } from './runtime/sessions.js';
 export {
   type AnswerOptions,

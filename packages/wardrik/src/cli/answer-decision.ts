@@ -33,6 +33,8 @@ const ACCEPTED: Record<ParkKind, readonly DecisionName[]> = {
   in_doubt: ['approve', 'deny', 'ran', 'retry', 'fail'],
   approval: ['approve', 'deny', 'edit', 'ran', 'retry', 'fail'],
   budget: ['raise-budget', 'stop'],
+  // The work a long-running tool started: its result (`ran --value`), or that it failed.
+  external: ['ran', 'fail'],
 };
 
 /** The decisions a park of `kind` takes, as named on the command line. */

@@ -19,8 +19,11 @@ export interface Budget {
   readonly steps?: number;
 }
 
-/** Why a run waits for a person. */
-export type ParkKind = 'tool' | 'in_doubt' | 'budget' | 'approval';
+/**
+ * Why a run waits: for a person (`tool`, `in_doubt`, `budget`, `approval`), or for work a
+ * long-running tool started outside the run to finish (`external`, see `started`).
+ */
+export type ParkKind = 'tool' | 'in_doubt' | 'budget' | 'approval' | 'external';
 
 /** The call a park holds. */
 export interface ParkedCall {
@@ -47,6 +50,12 @@ export interface Park {
   readonly callHash: string;
   /** For an approval: the policy rule that held the call. */
   readonly rule?: string;
+  /** For an `external` park: the tool's handle for the work its result will name. */
+  readonly handle?: string;
+  /** For an `external` park: when the wait ends without a result (ms since the epoch). */
+  readonly deadline?: number;
+  /** For an `external` park: the labels its result carries (those the tool's `started` answer gave). */
+  readonly resultLabels?: readonly Label[];
   readonly createdAt: number;
 }
 

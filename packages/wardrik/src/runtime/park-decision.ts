@@ -8,6 +8,7 @@ const allowed: Record<ParkKind, readonly ParkDecision['type'][]> = {
   in_doubt: ['answer', 'retry', 'fail'],
   approval: ['approve', 'deny', 'edit', 'answer', 'retry', 'fail'],
   budget: ['raise-budget', 'stop'],
+  external: ['answer', 'fail'],
 };
 
 /**

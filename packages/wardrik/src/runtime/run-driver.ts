@@ -64,6 +64,8 @@ export interface DriverDeps {
   readonly isAllowedForAgent?: (agent: string, tool: string) => boolean;
   /** How long a toolset may take to say which tools it offers before a step goes on without it. */
   readonly toolsetTimeoutMs: number;
+  /** Told of each `external` park this driver journals (for its deadline, and results that came first). */
+  readonly onExternalPark?: (park: Park) => void;
 }
 
 /**
@@ -274,7 +276,10 @@ export class RunDriver {
     const records: JournalRecord[] = [{ v: JOURNAL_VERSION, at, type: 'park-answered', parkId: park.id, decision, by }];
     const call = park.call ? this.state.callsById.get(park.call.callId) : undefined;
     if (call && decision.type === 'answer') {
-      records.push(this.#answered(call, ok(decision.value)));
+      records.push(this.#answered(call, ok(decision.value, { labels: park.resultLabels ?? [] })));
+    } else if (call && park.kind === 'external' && decision.type === 'fail') {
+      const reason = `the work it started did not finish: ${decision.reason ?? 'it failed'}`;
+      records.push(this.#answered(call, error(reason, { code: 'external_failed', labels: park.resultLabels ?? [] })));
     } else if (call && (decision.type === 'fail' || decision.type === 'deny')) {
       const reason =
         park.kind === 'approval'
@@ -441,7 +446,25 @@ export class RunDriver {
       answer = storableAnswer({ ...answer, measures: spent } as Answer);
       if (call.editedBy) answer = toldOfEdit(answer, call);
       if (answer.type === 'park') {
-        await this.#park('tool', answer.reason, call, answer.measures, answer.details);
+        const external = answer.external;
+        const parked = await this.#park(
+          external ? 'external' : 'tool',
+          answer.reason,
+          call,
+          answer.measures,
+          answer.details,
+          undefined,
+          {
+            ...(external
+              ? {
+                  handle: external.handle,
+                  ...(external.deadlineMs === undefined ? {} : { deadline: this.#deps.now() + external.deadlineMs }),
+                  resultLabels: answer.labels,
+                }
+              : {}),
+          },
+        );
+        if (external) this.#deps.onExternalPark?.(parked);
         return;
       }
       // The writes of a call that answered on its own (not one that threw, was lost or gave up) go with its answer.
@@ -549,7 +572,8 @@ export class RunDriver {
     measures?: Measures,
     details?: unknown,
     rule?: string,
-  ): Promise<void> {
+    external: Pick<Park, 'handle' | 'deadline' | 'resultLabels'> = {},
+  ): Promise<Park> {
     const id = `park_${randomUUID()}`;
     const parkedCall = call
       ? {
@@ -571,11 +595,13 @@ export class RunDriver {
       callHash: parkHash(id, kind, parkedCall),
       createdAt: this.#deps.now(),
       ...(rule ? { rule } : {}),
+      ...external,
     };
     await this.#write([{ v: JOURNAL_VERSION, at: park.createdAt, type: 'run-parked', park }], true, {
       row: true,
       parks: [park],
     });
+    return park;
   }
 
   #budgetReached(): string | undefined {

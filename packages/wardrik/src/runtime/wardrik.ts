@@ -30,6 +30,7 @@ import type { Lease, ParkFilter, ParkRow, RunFilter, RunRow, RunSignal, RunStatu
 import { type HubOptions, WorkerHub } from '../workers/worker-hub.js';
 import { defaultModelRetry, defaultToolRetry, type RetryPolicy } from './backoff.js';
 import { EventHub, isJournaled, type RunEvent, type RunEventListener, recordEvent } from './events.js';
+import { type ExternalOutcome, ExternalWorkDesk } from './external-work.js';
 import { Ownership } from './ownership.js';
 import { checkDecision } from './park-decision.js';
 import { checkPolicy, type Policy } from './policy.js';
@@ -157,6 +158,7 @@ export async function createWardrik(options: WardrikOptions): Promise<Wardrik> {
     await options.store.migrate();
     await wardrik.loadAllowances();
     if (options.recover !== false) await wardrik.recover();
+    await wardrik.watchExternalWork();
   } catch (thrown) {
     await wardrik.close().catch(() => {});
     throw thrown;
@@ -197,6 +199,7 @@ export class Wardrik {
   readonly #appendListeners = new Map<string, Set<(seq: number) => void>>();
   #closed = false;
   readonly #sessions: Sessions;
+  readonly #external: ExternalWorkDesk;
 
   constructor(options: WardrikOptions) {
     this.store = options.store;
@@ -218,7 +221,16 @@ export class Wardrik {
       ...(options.policy ? { policy: checkPolicy(options.policy, 'policy') } : {}),
       isAllowedForAgent: (agent, tool) => this.#allowed.get(agent)?.has(tool) === true,
       toolsetTimeoutMs: checkedMs(options.toolsetTimeoutMs ?? 10_000, 'toolsetTimeoutMs'),
+      onExternalPark: (park) => this.#external.parked(park),
     };
+    this.#external = new ExternalWorkDesk({
+      store: options.store,
+      now: this.#deps.now,
+      answer: (park, decision, by) => this.answerPark(park.id, decision, { callHash: park.callHash, by }),
+      onError: (error) => {
+        if (StoreError.isInstance(error)) this.#fail(error);
+      },
+    });
     this.#sessions = new Sessions({
       store: options.store,
       now: this.#deps.now,
@@ -765,6 +777,7 @@ export class Wardrik {
     if (this.#closed) return;
     this.#closed = true;
     if (this.#claimTimer) clearInterval(this.#claimTimer);
+    this.#external.close();
     this.#ownership.stop();
     for (const driver of this.#drivers.values()) driver.stop();
     this.workers.close();
@@ -782,6 +795,37 @@ export class Wardrik {
     );
     await this.workers.leave();
     await this.store.close();
+  }
+
+  /**
+   * Delivers the result of work a long-running tool started (`started` from @wardrik/core) to the
+   * run waiting for it, on any node, after any restart: `{ value }` becomes the tool's answer,
+   * `{ error }` tells the model the work failed. If the tool is still returning (the work finished
+   * at once), the result waits up to `waitMs` (default 10 s) for the run to park. Throws
+   * `ParkNotFoundError` if no run waits for `handle`.
+   *
+   * @example
+   * ```ts
+   * // the translator's webhook:
+   * app.post('/hooks/translated', async (c) => {
+   *   const { jobId, url } = await c.req.json()
+   *   await wardrik.completeExternal(jobId, { value: { url } })
+   *   return c.body(null, 204)
+   * })
+   * ```
+   */
+  async completeExternal(
+    handle: string,
+    outcome: ExternalOutcome,
+    options: { by?: string; waitMs?: number } = {},
+  ): Promise<{ parkId: string; runId: string }> {
+    this.#checkOpen();
+    return this.#external.complete(handle, outcome, options);
+  }
+
+  /** Watches the deadlines of runs waiting for external work (`createWardrik` does it). */
+  async watchExternalWork(): Promise<void> {
+    await this.#external.scan();
   }
 
   /**

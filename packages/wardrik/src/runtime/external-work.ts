@@ -1,0 +1,182 @@
+import { InvalidInputError, ParkAlreadyAnsweredError, ParkNotFoundError } from '../errors.js';
+import type { Park, ParkDecision } from '../journal/records.js';
+import type { ParkRow, Store } from '../store/store.js';
+
+/** The result of work a long-running tool started: its value, or why it failed. */
+export type ExternalOutcome = { readonly value: unknown } | { readonly error: string };
+
+/** What the external-work desk needs of the runtime. */
+export interface ExternalWorkDeps {
+  readonly store: Store;
+  readonly now: () => number;
+  /** Answers a park as the runtime does for a person (bound to its callHash). */
+  answer(park: Park, decision: ParkDecision, by: string): Promise<void>;
+  /** Called with what failed in the background (a deadline answered late, a store read). */
+  readonly onError?: (error: unknown) => void;
+}
+
+/** How often open `external` parks are looked over for deadlines set by other nodes (ms). */
+const RESCAN_MS = 30_000;
+/** How often a result looks again for the park it names while none is open yet (ms). */
+const POLL_MS = 50;
+
+interface EarlyResult {
+  readonly outcome: ExternalOutcome;
+  readonly by: string;
+  /** Set once a park took it. */
+  taken?: { readonly parkId: string; readonly runId: string };
+}
+
+/**
+ * The results of work long-running tools started (`started` from @wardrik/core), and the
+ * deadlines of the waits: a result answers the run's `external` park; a wait past its deadline is
+ * answered as failed. A result can come before its park is journaled (the work finished at once):
+ * it waits here, and the park takes it as soon as it is journaled.
+ */
+export class ExternalWorkDesk {
+  readonly #deps: ExternalWorkDeps;
+  readonly #early = new Map<string, EarlyResult>();
+  /** Known deadlines by park id. */
+  readonly #deadlines = new Map<string, { readonly park: Park; readonly at: number }>();
+  #timer: NodeJS.Timeout | undefined;
+  #rescan: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  constructor(deps: ExternalWorkDeps) {
+    this.#deps = deps;
+  }
+
+  /** Looks over the open `external` parks (at start, then now and then: another node may have set them). */
+  async scan(): Promise<void> {
+    if (this.#closed) return;
+    const open = await this.#deps.store.listParks({ status: 'open' });
+    for (const park of open) if (park.kind === 'external') this.#watch(park);
+    this.#rescan ??= setInterval(() => {
+      this.scan().catch((error) => this.#deps.onError?.(error));
+    }, RESCAN_MS);
+    this.#rescan.unref();
+  }
+
+  /** A driver journaled an `external` park: its deadline is watched, and a result that came first answers it. */
+  parked(park: Park): void {
+    this.#watch(park);
+    const handle = park.handle;
+    const early = handle === undefined ? undefined : this.#early.get(handle);
+    if (!early || early.taken !== undefined) return;
+    early.taken = { parkId: park.id, runId: park.runId };
+    // After the driver's write returns: an answer arriving the instant a run parks is one the runtime takes.
+    setImmediate(() => {
+      this.#deps.answer(park, decisionOf(early.outcome), early.by).catch((error) => {
+        if (!ParkAlreadyAnsweredError.isInstance(error)) this.#deps.onError?.(error);
+      });
+    });
+  }
+
+  /**
+   * Delivers a result to the run waiting for `handle`, waiting up to `waitMs` for the park to be
+   * journaled (the tool may still be returning, or its node journaling it). Throws
+   * `ParkNotFoundError` if no run waits for it by then.
+   */
+  async complete(
+    handle: string,
+    outcome: ExternalOutcome,
+    options: { by?: string; waitMs?: number } = {},
+  ): Promise<{ parkId: string; runId: string }> {
+    if (typeof handle !== 'string' || handle.length === 0 || handle.length > 256) {
+      throw new InvalidInputError(`handle: expected a string of 1–256 characters, got ${JSON.stringify(handle)}`);
+    }
+    const checked = checkOutcome(outcome);
+    const by = options.by ?? 'external';
+    const early: EarlyResult = { outcome: checked, by };
+    // Kept first, looked for second: a park journaled meanwhile either finds it here or is found below.
+    this.#early.set(handle, early);
+    const deadline = this.#deps.now() + (options.waitMs ?? 10_000);
+    try {
+      for (;;) {
+        if (early.taken !== undefined) return early.taken;
+        const park = await this.#openPark(handle);
+        if (early.taken !== undefined) return early.taken;
+        if (park) {
+          early.taken = { parkId: park.id, runId: park.runId };
+          try {
+            await this.#deps.answer(park, decisionOf(checked), by);
+          } catch (error) {
+            if (!ParkAlreadyAnsweredError.isInstance(error)) throw error;
+          }
+          return { parkId: park.id, runId: park.runId };
+        }
+        if (this.#deps.now() >= deadline || this.#closed) {
+          throw new ParkNotFoundError(`no run waits for the external work ${JSON.stringify(handle)}`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      }
+    } finally {
+      if (this.#early.get(handle) === early) this.#early.delete(handle);
+    }
+  }
+
+  close(): void {
+    this.#closed = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    if (this.#rescan) clearInterval(this.#rescan);
+  }
+
+  async #openPark(handle: string): Promise<ParkRow | undefined> {
+    const open = await this.#deps.store.listParks({ status: 'open' });
+    const found = open.filter((park) => park.kind === 'external' && park.handle === handle);
+    if (found.length > 1) {
+      throw new InvalidInputError(
+        `handle: ${found.length} runs wait for external work ${JSON.stringify(handle)}; answer their parks (${found.map((park) => park.id).join(', ')}) one by one`,
+      );
+    }
+    return found[0];
+  }
+
+  #watch(park: Park): void {
+    if (park.deadline === undefined || this.#deadlines.has(park.id)) return;
+    this.#deadlines.set(park.id, { park, at: park.deadline });
+    this.#schedule();
+  }
+
+  #schedule(): void {
+    if (this.#closed) return;
+    if (this.#timer) clearTimeout(this.#timer);
+    let next = Number.POSITIVE_INFINITY;
+    for (const { at } of this.#deadlines.values()) next = Math.min(next, at);
+    if (next === Number.POSITIVE_INFINITY) return;
+    this.#timer = setTimeout(() => this.#expire(), Math.max(0, Math.min(next - this.#deps.now(), 2 ** 31 - 1)));
+    this.#timer.unref();
+  }
+
+  #expire(): void {
+    const now = this.#deps.now();
+    for (const [parkId, { park, at }] of this.#deadlines) {
+      if (at > now) continue;
+      this.#deadlines.delete(parkId);
+      const reason = `no result came within its deadline (${new Date(at).toISOString()})`;
+      this.#deps.answer(park, { type: 'fail', reason }, 'wardrik (deadline)').catch((error) => {
+        if (!ParkAlreadyAnsweredError.isInstance(error) && !ParkNotFoundError.isInstance(error)) {
+          this.#deps.onError?.(error);
+        }
+      });
+    }
+    this.#schedule();
+  }
+}
+
+function decisionOf(outcome: ExternalOutcome): ParkDecision {
+  return 'error' in outcome ? { type: 'fail', reason: outcome.error } : { type: 'answer', value: outcome.value };
+}
+
+function checkOutcome(outcome: unknown): ExternalOutcome {
+  if (typeof outcome !== 'object' || outcome === null) {
+    throw new InvalidInputError('outcome: expected { value } or { error: reason }');
+  }
+  if ('error' in outcome) {
+    const reason = (outcome as { error: unknown }).error;
+    if (typeof reason !== 'string' || reason === '') throw new InvalidInputError('outcome.error: expected a reason');
+    return { error: reason };
+  }
+  if (!('value' in outcome)) throw new InvalidInputError('outcome: expected { value } or { error: reason }');
+  return { value: (outcome as { value: unknown }).value };
+}
