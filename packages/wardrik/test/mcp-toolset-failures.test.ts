@@ -267,7 +267,7 @@ describe('a server that cannot be started or reached', () => {
     expect(failure.message).toMatch(
       /^MCP server slow \(.* -e "setInterval\(\(\) => \{\}, 1000\)"\): still connecting$/,
     );
-    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it('a nonsense listing: the usable tools stay, the rest are left out with why; nonsense answers are errors', async () => {
