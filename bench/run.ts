@@ -8,6 +8,7 @@ const benches: Record<string, () => Promise<{ main: () => Promise<unknown> }>> =
   http: () => import('./http.ts'),
   workers: () => import('./workers.ts'),
   postgres: () => import('./postgres.ts'),
+  sessions: () => import('./sessions.ts'),
 };
 
 const filter = process.argv[2];

@@ -110,6 +110,15 @@ export {
 export { type AppOptions, createApp } from './server/app.js';
 export { type RunningServer, type ServerOptions, startServer } from './server/start-server.js';
 export { attachWorkerEndpoint, WORKER_PATH } from './server/worker-endpoint.js';
+export { McpServerUnavailableError } from './toolsets/mcp-server-unavailable.js';
+export { type McpToolset, mcpToolset } from './toolsets/mcp-toolset.js';
+export type {
+  McpHttpToolsetOptions,
+  McpStdioToolsetOptions,
+  McpToolsetCommonOptions,
+  McpToolsetOptions,
+} from './toolsets/mcp-toolset-options.js';
+export { MCP_TOOLSET_TOOL, type McpToolsetToolInfo } from './toolsets/mcp-toolset-tool.js';
 export { PostgresStore, type PostgresStoreOptions, postgresStore } from './store/postgres/postgres-store.js';
 export { SqliteStore, sqliteStore } from './store/sqlite/sqlite-store.js';
 export type {

@@ -1,4 +1,5 @@
 import { type Annotations, type Arguments, getPrivate, type Label, OUTSIDE, type Tool } from '@wardrik/core';
+import { MCP_TOOLSET_TOOL, type McpToolsetToolInfo } from '../toolsets/mcp-toolset-tool.js';
 import { WORKER_TOOL, type WorkerToolInfo } from '../workers/worker-hub.js';
 
 /** What a policy decides for a call: run it, hold it for a person, or refuse it (the model is told why). */
@@ -78,9 +79,6 @@ interface DefaultRule {
   readonly reason: (call: CallFacts) => string;
 }
 
-/** The private key marking a tool offered by an MCP server used as a toolset (see `mcpToolset`). */
-const MCP_TOOLSET_TOOL = Symbol.for('wardrik.mcp-toolset-tool');
-
 const exfiltrationRule: DefaultRule = {
   name: 'open-world-after-outside',
   when: (call) => call.annotations.openWorld === true && call.labels.includes(OUTSIDE),
@@ -119,7 +117,7 @@ export function callFacts(
   context: { labels: readonly Label[]; agent: string; principal: string },
 ): CallFacts {
   const worker = getPrivate<WorkerToolInfo | undefined>(tool, WORKER_TOOL, undefined);
-  const mcp = getPrivate<{ readonly readOnly: boolean } | undefined>(tool, MCP_TOOLSET_TOOL, undefined);
+  const mcp = getPrivate<McpToolsetToolInfo | undefined>(tool, MCP_TOOLSET_TOOL, undefined);
   return {
     tool: tool.name,
     annotations: tool.annotations,

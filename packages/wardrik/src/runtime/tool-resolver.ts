@@ -7,6 +7,7 @@ import {
   StateView,
   type Tool,
   type Toolset,
+  type ToolsetContext,
 } from '@wardrik/core';
 import type { Agent } from '../agent.js';
 import { toolDefinition } from '../agent.js';
@@ -91,14 +92,13 @@ export class ToolResolver {
     const parts: unknown[] = [];
     const unavailable: { toolset: string; reason: string }[] = [];
     const results: ToolsetResult[] = [];
+    const onRead = (read: readonly Label[]) => {
+      labels = mergeLabels(labels, read);
+    };
     for (const toolset of agent.toolsets) {
-      const reader = new StateView(input.state, {
-        onRead: (read) => {
-          labels = mergeLabels(labels, read);
-        },
-      });
       try {
-        const tools = await this.#ask(toolset, input, reader);
+        const asked = this.#ask(toolset, input, onRead);
+        const tools = isThenable(asked) ? await asked : asked;
         const result = this.#build(toolset, tools);
         results.push(result);
         parts.push(result);
@@ -132,32 +132,35 @@ export class ToolResolver {
     return this.#workers.toolFor(this.#agent.name, this.#agent.workers, name);
   }
 
-  async #ask(toolset: Toolset, input: ResolveInput, reader: StateView): Promise<readonly Tool<never>[]> {
-    const controller = new AbortController();
-    const signal = AbortSignal.any([input.signal, controller.signal]);
-    const asked = Promise.resolve().then(() =>
-      toolset.tools({
-        runId: input.runId,
-        agentName: this.#agent.name,
-        principal: input.principal,
-        ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),
-        step: input.step,
-        labels: input.labels,
-        state: reader,
-        signal,
-      }),
-    );
+  /**
+   * Asks a toolset for its tools. A toolset that answers at once (an array, not a promise) costs a
+   * function call: no timer, and its signal is made only if it reads it.
+   */
+  #ask(
+    toolset: Toolset,
+    input: ResolveInput,
+    onRead: (labels: readonly Label[]) => void,
+  ): readonly Tool<never>[] | Promise<readonly Tool<never>[]> {
+    const context = new StepContext(this.#agent.name, input, onRead);
+    const answered = toolset.tools(context);
+    if (!isThenable(answered)) return checkedTools(answered);
+    return this.#awaitTools(answered, () => context.abort());
+  }
+
+  /** What a toolset that answered with a promise gives, unless it takes longer than the timeout (then `onTimeout`). */
+  async #awaitTools(
+    answered: PromiseLike<readonly Tool<never>[]>,
+    onTimeout: () => void,
+  ): Promise<readonly Tool<never>[]> {
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        controller.abort(new Error('timed out'));
+        onTimeout();
         reject(new Error(`it took longer than ${this.#timeoutMs} ms`));
       }, this.#timeoutMs);
     });
     try {
-      const tools = await Promise.race([asked, timedOut]);
-      if (!Array.isArray(tools)) throw new TypeError(`it returned ${typeof tools}, not an array of tools`);
-      return tools;
+      return checkedTools(await Promise.race([answered, timedOut]));
     } finally {
       clearTimeout(timer);
     }
@@ -217,6 +220,61 @@ export class ToolResolver {
     }
     return { definitions, names: definitions.map((each) => each.name), fromToolsets, unavailable };
   }
+}
+
+/**
+ * What a toolset is asked with. Its state view and its signal are made when first read: a toolset
+ * that reads neither costs an object.
+ */
+class StepContext implements ToolsetContext {
+  readonly runId: string;
+  readonly agentName: string;
+  readonly principal: string;
+  readonly sessionId?: string;
+  readonly step: number;
+  readonly labels: readonly Label[];
+  readonly #input: ResolveInput;
+  readonly #onRead: (labels: readonly Label[]) => void;
+  #state: StateView | undefined;
+  #controller: AbortController | undefined;
+  #signal: AbortSignal | undefined;
+
+  constructor(agentName: string, input: ResolveInput, onRead: (labels: readonly Label[]) => void) {
+    this.runId = input.runId;
+    this.agentName = agentName;
+    this.principal = input.principal;
+    if (input.sessionId !== undefined) this.sessionId = input.sessionId;
+    this.step = input.step;
+    this.labels = input.labels;
+    this.#input = input;
+    this.#onRead = onRead;
+  }
+
+  get state(): StateView {
+    this.#state ??= new StateView(this.#input.state, { onRead: this.#onRead });
+    return this.#state;
+  }
+
+  get signal(): AbortSignal {
+    this.#controller ??= new AbortController();
+    this.#signal ??= AbortSignal.any([this.#input.signal, this.#controller.signal]);
+    return this.#signal;
+  }
+
+  /** The toolset took too long: its signal aborts. */
+  abort(): void {
+    this.#controller ??= new AbortController();
+    this.#controller.abort(new Error('timed out'));
+  }
+}
+
+function checkedTools(tools: unknown): readonly Tool<never>[] {
+  if (!Array.isArray(tools)) throw new TypeError(`it returned ${typeof tools}, not an array of tools`);
+  return tools;
+}
+
+function isThenable(value: unknown): value is PromiseLike<readonly Tool<never>[]> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
 function sameParts(a: readonly unknown[], b: readonly unknown[]): boolean {

@@ -191,6 +191,8 @@ export class SqliteStore implements Store {
   private readonly listStatements = new Map<string, Database.Statement<unknown[], unknown>>();
   private queue: SerializedWrite[] = [];
   private queuedRecords = 0;
+  /** Queued writes that hold state writes (a read of state waits for them; other reads of state need not). */
+  private queuedStateWrites = 0;
   private batch: Batch | undefined;
   private timer: NodeJS.Timeout | undefined;
   private immediate: NodeJS.Immediate | undefined;
@@ -261,6 +263,7 @@ export class SqliteStore implements Store {
     }
     this.queue.push(serialized);
     this.queuedRecords += serialized.records.length;
+    if (serialized.state.length > 0) this.queuedStateWrites += 1;
     if (options.durable) {
       this.batch ??= newBatch();
       this.immediate ??= setImmediate(() => this.flushInBackground());
@@ -656,7 +659,9 @@ export class SqliteStore implements Store {
   }
 
   async loadState(scopes: readonly StateScopeId[]): Promise<StoredStateValue[]> {
-    return this.read('reading state', (statements) => statements.sessions.loadState(scopes));
+    // Every run reads its state once: without state writes queued, it need not commit the queue first.
+    const read = this.queuedStateWrites > 0 ? this.read.bind(this) : this.readNow.bind(this);
+    return read('reading state', (statements) => statements.sessions.loadState(scopes));
   }
 
   editState(edit: StateEdit): Promise<void> {
@@ -758,6 +763,7 @@ export class SqliteStore implements Store {
     const batch = this.batch;
     this.queue = [];
     this.queuedRecords = 0;
+    this.queuedStateWrites = 0;
     this.batch = undefined;
     try {
       // The queue is only filled once ready() has prepared the statements.
