@@ -4,6 +4,7 @@ import { parseCommand } from './command.js';
 import { agents } from './commands/agents.js';
 import { answer } from './commands/answer.js';
 import { cancel } from './commands/cancel.js';
+import { chat } from './commands/chat.js';
 import { follow } from './commands/follow.js';
 import { init } from './commands/init.js';
 import { migrate } from './commands/migrate.js';
@@ -24,6 +25,7 @@ export const COMMANDS: readonly Command[] = [
   init,
   serve,
   run,
+  chat,
   follow,
   show,
   runs,

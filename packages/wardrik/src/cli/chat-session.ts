@@ -1,0 +1,59 @@
+import type { SessionDetails } from '../runtime/sessions.js';
+import type { SessionRow } from '../store/session-store.js';
+import { usageError } from './cli-error.js';
+import type { WardrikClient } from './client.js';
+import { clip } from './output.js';
+import { paint, type Style } from './style.js';
+
+/** A session opened for a chat, and whether the chat created it. */
+export interface OpenedSession {
+  readonly session: SessionDetails;
+  readonly created: boolean;
+}
+
+/**
+ * A new session with `agent` (`POST /v1/sessions`), or the session `sessionId` with its runs and
+ * conversation (`GET /v1/sessions/:id`), which must be one with `agent`.
+ */
+export async function openSession(
+  client: WardrikClient,
+  agent: string,
+  sessionId: string | undefined,
+): Promise<OpenedSession> {
+  if (sessionId === undefined) {
+    const row = await client.request<SessionRow>('POST', '/v1/sessions', { agent });
+    return { session: { ...row, runList: [], messages: [], state: [], edits: [] }, created: true };
+  }
+  const session = await client.request<SessionDetails>('GET', `/v1/sessions/${encodeURIComponent(sessionId)}`);
+  if (session.agent !== agent) {
+    throw usageError(
+      `session ${sessionId} is a conversation with ${session.agent}, not ${agent}: continue it with \`wardrik chat ${session.agent} --session ${sessionId}\``,
+    );
+  }
+  return { session, created: false };
+}
+
+/** The session's run that is still going (running or parked), if its latest is. */
+export function goingRun(session: SessionDetails): SessionDetails['runList'][number] | undefined {
+  const last = session.runList.at(-1);
+  return last && (last.status === 'running' || last.status === 'parked') ? last : undefined;
+}
+
+/**
+ * The last `count` messages people and the agent wrote in the session (calls and tool answers
+ * left out), one line each: `you: …`, `AGENT: …`; first, how many earlier ones are not shown.
+ */
+export function conversationLines(session: SessionDetails, style: Style, count = 6): string[] {
+  const said: string[] = [];
+  for (const message of session.messages) {
+    if (message.role === 'user') said.push(`  ${paint(style, 'bold', 'you:')} ${clip(message.content, 400)}`);
+    else if (message.role === 'assistant' && message.text.trim() !== '') {
+      said.push(`  ${paint(style, 'bold', `${session.agent}:`)} ${clip(message.text, 400)}`);
+    }
+  }
+  const shown = said.slice(-count);
+  const earlier = said.length - shown.length;
+  return earlier > 0
+    ? [paint(style, 'dim', `  (${earlier} earlier message${earlier === 1 ? '' : 's'})`), ...shown]
+    : shown;
+}
