@@ -87,6 +87,7 @@ export {
   type RunEvent,
   type RunEventListener,
 } from './runtime/events.js';
+export type { ExternalOutcome } from './runtime/external-work.js';
 export {
   type CallFacts,
   callFacts,
@@ -96,7 +97,6 @@ export {
   type PolicyRule,
   type Verdict,
 } from './runtime/policy.js';
-export type { ExternalOutcome } from './runtime/external-work.js';
 export type { SessionDetails, StateChanges } from './runtime/sessions.js';
 export {
   type AnswerOptions,
@@ -110,16 +110,18 @@ export {
 export { type AppOptions, createApp } from './server/app.js';
 export { type RunningServer, type ServerOptions, startServer } from './server/start-server.js';
 export { attachWorkerEndpoint, WORKER_PATH } from './server/worker-endpoint.js';
-export { McpServerUnavailableError } from './toolsets/mcp-server-unavailable.js';
-export { type McpToolset, mcpToolset } from './toolsets/mcp-toolset.js';
-export type {
-  McpHttpToolsetOptions,
-  McpStdioToolsetOptions,
-  McpToolsetCommonOptions,
-  McpToolsetOptions,
-} from './toolsets/mcp-toolset-options.js';
-export { MCP_TOOLSET_TOOL, type McpToolsetToolInfo } from './toolsets/mcp-toolset-tool.js';
 export { PostgresStore, type PostgresStoreOptions, postgresStore } from './store/postgres/postgres-store.js';
+export type {
+  ScopedStateWrite,
+  SessionFilter,
+  SessionRow,
+  SessionStore,
+  StateEdit,
+  StateScopeId,
+  StoredStateEdit,
+  StoredStateValue,
+  TurnClaim,
+} from './store/session-store.js';
 export { SqliteStore, sqliteStore } from './store/sqlite/sqlite-store.js';
 export type {
   Allowance,
@@ -140,17 +142,6 @@ export type {
   Store,
 } from './store/store.js';
 export type {
-  ScopedStateWrite,
-  SessionFilter,
-  SessionRow,
-  SessionStore,
-  StateEdit,
-  StateScopeId,
-  StoredStateEdit,
-  StoredStateValue,
-  TurnClaim,
-} from './store/session-store.js';
-export type {
   Heartbeat,
   NodeMessage,
   OfferList,
@@ -161,6 +152,15 @@ export type {
   WorkerSignal,
   WorkerStore,
 } from './store/worker-store.js';
+export { McpServerUnavailableError } from './toolsets/mcp-server-unavailable.js';
+export { type McpToolset, mcpToolset } from './toolsets/mcp-toolset.js';
+export type {
+  McpHttpToolsetOptions,
+  McpStdioToolsetOptions,
+  McpToolsetCommonOptions,
+  McpToolsetOptions,
+} from './toolsets/mcp-toolset-options.js';
+export { MCP_TOOLSET_TOOL, type McpToolsetToolInfo } from './toolsets/mcp-toolset-tool.js';
 export {
   type HubOptions,
   type JoinOptions,
