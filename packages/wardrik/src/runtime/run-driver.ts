@@ -28,7 +28,7 @@ import {
   type StoredRecord,
 } from '../journal/records.js';
 import { applyRecord, type CallState, type RunState, tokensUsed } from '../journal/state.js';
-import type { ModelResponse, ModelToolDefinition } from '../model/model.js';
+import type { ModelResponse } from '../model/model.js';
 import { type ScopedStateWrite, stateScopesOf } from '../store/session-store.js';
 import type { Lease, ParkRow, PendingAnswer, RunRow, RunWrite, Store } from '../store/store.js';
 import { WORKER_TOOL, type WorkerHub, type WorkerToolInfo } from '../workers/worker-hub.js';
