@@ -300,6 +300,22 @@ describe.concurrent('wardrik chat: Ctrl-C and errors', () => {
     expect(runs.find((run) => run.id === runId)?.status).toBe('cancelled');
   });
 
+  it('--session while its run is still going follows that run first; Ctrl-C there cancels it', async () => {
+    const first = startChat(['echo']);
+    first.type('wait');
+    await first.waitFor('-> wait({})');
+    const id = sessionIdIn(first.output.stdout);
+    const second = startChat(['echo', '--session', id]);
+    await second.waitFor('is still going; following it.');
+    second.child.kill('SIGINT');
+    const [firstResult, secondResult] = await Promise.all([first.done, second.done]);
+    expect(secondResult.code).toBe(130);
+    expect(secondResult.stdout).toMatch(/Cancelled run run_\S+\./);
+    // The chat that started it sees it cancelled; piped, that ends it (exit 1).
+    expect(firstResult.code).toBe(1);
+    expect(firstResult.stdout).toMatch(/Run run_\S+ cancelled: cancelled by /);
+  });
+
   it('an unknown agent, an unknown session, another agent’s session, a bad token and a server that is down are one clear line each', async () => {
     const [unknown, noSession, other, badToken, down] = await Promise.all([
       pipeChat(['nobody'], 'hi\n'),

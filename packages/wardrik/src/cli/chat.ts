@@ -55,6 +55,8 @@ export class Chat {
       process.exit(EXIT_INTERRUPTED);
     }
     this.#interrupted = true;
+    // Off the line of a prompt or of text being streamed.
+    this.#line('');
     this.#options.reader.interrupt();
     if (this.#active !== undefined) this.#cancelling = this.#cancel(this.#active);
   }
