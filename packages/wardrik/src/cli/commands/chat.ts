@@ -44,7 +44,9 @@ elsewhere first, that is said and the chat goes on.
 Piped input (stdin not a terminal): each line is one turn, no prompts, plain output. Parks are
 never answered for you: the chat stops at the first one, prints it with the \`wardrik answer\`
 commands that answer it, and exits 3; then \`wardrik chat AGENT --session ID\` goes on. A run
-that fails or is cancelled stops a piped chat too (exit 1).
+that fails or is cancelled stops a piped chat too (exit 1). With --json, stdout is one JSON
+object per line: {"type":"session",…}, then {"type":"turn","input":…} with each run's outcome
+as \`run --json\` prints it; parks stop the chat as when piped.
 
 Exit codes: 0 the chat ended (/exit, end of input), 1 a run failed or was cancelled (piped) or
 the server refused, 2 usage error, 3 a run waits for a person (piped, or input ended at a park),
@@ -53,7 +55,6 @@ the server refused, 2 usage error, 3 a run waits for a person (piped, or input e
 Options:
   --session ID   continue the session ID (see \`GET /v1/sessions?agent=AGENT\`)
   --interactive  prompt and answer parks in place even when stdin is not a terminal
-  --json         one JSON object per line: the session, then each run's outcome; piped rules
 ${SERVER_HELP}
 ${COMMON_HELP}`,
   options: {
