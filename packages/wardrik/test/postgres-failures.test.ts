@@ -4,13 +4,16 @@
  * nothing that was acknowledged as durable; a read is tried again across a dropped connection.
  * The server is "lost" through a real TCP proxy in front of the real PostgreSQL.
  */
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
 import { inspect } from 'node:util';
+import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StoreError } from '../src/errors.js';
 import { redactUrl } from '../src/store/postgres/connection.js';
 import { postgresStore } from '../src/store/postgres/postgres-store.js';
 import type { RunRow } from '../src/store/store.js';
+import { until } from './helpers.js';
 import { dropTestSchema, openPostgresTestStore, TEST_DATABASE_URL, testSchemaName } from './store-factories.js';
 
 const PASSWORD = 'sekret-Passw0rd-9137';
@@ -225,6 +228,38 @@ describe('PostgresStore faults', () => {
     expect(await reading).toEqual(row('r1'));
     await store.write({ runId: 'r1', records: [record('r1', 1)] }, { durable: true });
     expect(await store.lastSeq('r1')).toBe(1);
+  });
+
+  it('flushes on a connection of their own, opened again after it drops while idle', async () => {
+    const applicationName = `wardrik_flusher_${randomBytes(4).toString('hex')}`;
+    const store = openPostgresTestStore({ pool: { application_name: applicationName } });
+    cleanup.push(() => store.close());
+    const monitor = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await monitor.connect();
+    cleanup.push(() => monitor.end());
+    const backends = async () => {
+      const { rows } = await monitor.query<{ pid: number; query: string }>(
+        'SELECT pid, query FROM pg_stat_activity WHERE application_name = $1',
+        [applicationName],
+      );
+      return rows;
+    };
+    const flusher = async () => (await backends()).filter((each) => each.query.includes('INSERT INTO journal'));
+    await store.write({ runId: 'r1', run: row('r1'), records: [record('r1', 1)] }, { durable: true });
+    for (let seq = 2; seq <= 20; seq += 1) {
+      await store.write({ runId: 'r1', records: [record('r1', seq)] }, { durable: seq % 2 === 0 });
+    }
+    expect(await flusher()).toHaveLength(1); // every flush on one connection
+
+    // The server ends every connection of the store while it is idle (a restart, a proxy timeout).
+    await monitor.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [
+      applicationName,
+    ]);
+    await until(async () => (await backends()).length === 0, 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 100)); // the store hears its connections end
+    await store.write({ runId: 'r1', records: [record('r1', 21)] }, { durable: true });
+    expect(await store.lastSeq('r1')).toBe(21);
+    expect(await flusher()).toHaveLength(1);
   });
 
   it('lockForRuntime does nothing: nodes share the store', async () => {

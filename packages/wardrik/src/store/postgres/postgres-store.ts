@@ -112,13 +112,15 @@ function checkTerms(terms: LeaseTerms): void {
 const LOST_LEASES_KEPT = 10_000;
 
 /**
- * The store for many Wardrik nodes sharing one PostgreSQL database, through a `pg` pool.
+ * The store for many Wardrik nodes sharing one PostgreSQL database, through a `pg` pool (and a
+ * connection of its own for flushes).
  *
  * - **Group commit.** Writes are queued; the durable writes of every run made in the same turn of
  *   the event loop are committed together in one statement (one transaction, one WAL flush), and
  *   resolve after COMMIT. Non-durable writes resolve at once and ride with the next flush (or
- *   after `flushIntervalMs`). One flush is in flight at a time. Reads of run data first wait for
- *   every write made before them; principal and token reads never wait.
+ *   after `flushIntervalMs`). One flush is in flight at a time, on a connection of its own (not
+ *   the pool's). Reads of run data first wait for every write made before them; principal and
+ *   token reads never wait.
  * - **Leases and fencing.** Leases live in their own table and are judged by the database's clock
  *   (`now()`). Every write naming a lease is applied only if that lease is still the run's (node
  *   and epoch), checked with the lease row locked in the transaction that applies it; a write
@@ -160,6 +162,9 @@ export class PostgresStore implements Store {
   readonly schema: string | undefined;
   readonly #target: Target;
   readonly #pool: pg.Pool;
+  readonly #config: pg.PoolConfig;
+  /** The connection flushes use (one is in flight at a time): opened on the first flush, again after it breaks. */
+  #flusher: Promise<pg.Client> | undefined;
   readonly #setup: string;
   readonly #readRetries: number;
   readonly #signalTarget: SignalTarget;
@@ -187,6 +192,7 @@ export class PostgresStore implements Store {
     }
     this.#setup = sessionSetup(this.schema, synchronousCommit);
     this.#readRetries = options.readRetries ?? 3;
+    this.#config = config;
     this.#pool = new pg.Pool(config);
     // An idle connection that breaks (a server restart) is dropped by the pool; the next call opens another.
     this.#pool.on('error', () => {});
@@ -575,6 +581,9 @@ export class PostgresStore implements Store {
     }
     this.#group.stop();
     await this.#signals.close();
+    const flusher = this.#flusher;
+    this.#flusher = undefined;
+    await flusher?.then((client) => client.end()).catch(() => {});
     await this.#pool.end().catch(() => {});
     if (failure !== undefined) throw failure;
   }
@@ -735,12 +744,61 @@ export class PostgresStore implements Store {
     throw leaseLost(write, current);
   }
 
-  /** One group commit: the batch in one statement, tried again if it collided with another transaction. */
+  /**
+   * The flush connection, set up (search path, synchronous_commit); opened if there is none, a
+   * failure to connect tried again a few times. A connection that breaks is forgotten, so that the
+   * next flush opens another.
+   */
+  #flushConnection(): Promise<pg.Client> {
+    if (this.#flusher === undefined) {
+      const opening = this.#openFlusher();
+      this.#flusher = opening;
+      opening.catch(() => {
+        if (this.#flusher === opening) this.#flusher = undefined;
+      });
+    }
+    return this.#flusher;
+  }
+
+  async #openFlusher(): Promise<pg.Client> {
+    for (let attempt = 0; ; attempt += 1) {
+      const client = new pg.Client(this.#config);
+      // Without a listener an 'error' event would crash the process; the query in flight fails too.
+      client.on('error', () => this.#forgetFlusher(client));
+      client.on('end', () => this.#forgetFlusher(client));
+      try {
+        await client.connect();
+        await client.query(this.#setup);
+        return client;
+      } catch (cause) {
+        await client.end().catch(() => {});
+        if (attempt >= 2 || !isTransient(cause) || this.#closed) {
+          throw postgresFailure(this.#target, 'flushing queued writes', cause);
+        }
+        await sleep(100 * 3 ** attempt);
+      }
+    }
+  }
+
+  /** Forgets the flush connection if it is `client` (it broke or ended), and closes it. */
+  #forgetFlusher(client: pg.Client): void {
+    const flusher = this.#flusher;
+    if (flusher === undefined) return;
+    void flusher.then(
+      (current) => {
+        if (current !== client || this.#flusher !== flusher) return;
+        this.#flusher = undefined;
+        client.end().catch(() => {});
+      },
+      () => {},
+    );
+  }
+
+  /** One group commit: the batch in one statement on the flush connection, tried again after a collision. */
   async #commitBatch(writes: readonly SerializedWrite[]): Promise<Outcomes> {
     await this.#whenReady();
     for (let attempt = 1; ; attempt += 1) {
-      const client = await this.#connect('flushing queued writes');
-      let broken: Error | undefined;
+      const client = await this.#flushConnection();
       try {
         const outcomes = await writeBatch(client, writes, this.#signalTarget);
         this.#flushes += 1;
@@ -750,11 +808,9 @@ export class PostgresStore implements Store {
         this.#emitAppended(applied);
         return outcomes;
       } catch (cause) {
-        if (!isStatementError(cause)) broken = cause as Error;
+        if (!isStatementError(cause)) this.#forgetFlusher(client);
         // A deadlock or serialization failure rolled the statement back whole: run it again.
         if (!isConflict(cause) || attempt >= 3) throw cause;
-      } finally {
-        client.release(broken);
       }
     }
   }
