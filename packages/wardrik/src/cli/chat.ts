@@ -36,7 +36,6 @@ const EXIT_LINES = new Set(['/exit', '/quit']);
  */
 export class Chat {
   readonly #options: ChatOptions;
-  readonly #printer: EventPrinter | undefined;
   /** The run going on, which Ctrl-C cancels. */
   #active: string | undefined;
   #interrupted = false;
@@ -44,8 +43,6 @@ export class Chat {
 
   constructor(options: ChatOptions) {
     this.#options = options;
-    const { client, style, asJson } = options;
-    this.#printer = asJson ? undefined : new EventPrinter({ style, hints: { url: client.url } });
   }
 
   /** Ctrl-C: cancels the run going on (a second Ctrl-C leaves at once) and ends the chat. */
@@ -112,8 +109,10 @@ export class Chat {
   }
 
   async #follow(runId: string, input: string | undefined, afterSeq?: number): Promise<number | undefined> {
-    const { client, style, interactive, reader } = this.#options;
+    const { client, style, interactive, reader, asJson } = this.#options;
     this.#active = runId;
+    // A printer per run: it knows the run's calls and steps by their ids and numbers.
+    const printer = asJson ? undefined : new EventPrinter({ style, hints: { url: client.url } });
     if (this.#interrupted) this.#cancelling ??= this.#cancel(runId);
     let end: ChatRunEnd;
     try {
@@ -122,7 +121,7 @@ export class Chat {
         runId,
         style,
         write: (line) => this.#line(line),
-        ...(this.#printer ? { printer: this.#printer } : {}),
+        ...(printer ? { printer } : {}),
         ...(interactive ? { reader } : {}),
         ...(afterSeq === undefined ? {} : { afterSeq }),
       });
