@@ -8,7 +8,7 @@
 //
 // Cases (PG_CASES=latency,throughput,failover,upkeep picks some) and their sizes:
 // - latency: one long run whose every step calls an unannotated tool, next to raw `pg` inserts of the
-//   same journal records with the same commits. PG_ROUNDS (5), PG_LATENCY_STEPS (300 with
+//   same journal records with the same commits. PG_ROUNDS (9), PG_LATENCY_STEPS (300 with
 //   synchronous_commit on, 1000 off).
 // - throughput: PG_RUNS (64) concurrent runs × PG_CALLS (100) calls on 1 node and on PG_NODES (3) node
 //   processes, next to pgbench inserting rows of the same sizes. PG_ROUNDS (3 here unless set),
@@ -160,7 +160,7 @@ async function floorStepTimes(
 
 async function journaledCallLatency(): Promise<void> {
   countStatements();
-  const rounds = number('PG_ROUNDS', 5);
+  const rounds = number('PG_ROUNDS', 9);
   const rows: Record<string, string>[] = [];
   for (const synchronousCommit of [true, false]) {
     for (const durableAnswers of [true, false]) {
@@ -497,7 +497,7 @@ async function failover(): Promise<void> {
       const target = leaseMs + 1000;
       rows.push({
         leaseMs: `${fixed(leaseMs)}${leaseMs === 5000 ? ' (default)' : ''}`,
-        'claimIntervalMs (default)': '1,000',
+        'claimIntervalMs (default)': '500',
         'runs × kills': `${runs} × ${rounds}`,
         'lease left at kill p50 (floor)': `${fixed(median(leftAtKill))} ms`,
         'kill → advancing p50': `${fixed(median(delays))} ms`,
@@ -571,7 +571,7 @@ async function leaseUpkeep(): Promise<void> {
       const server = counterDelta(server0, server1);
       const perRunPeer = runs / (leaseMs / 3 / 1000);
       table(
-        `Lease upkeep: one node owning ${fixed(held)} runs parked in a slow tool (leaseMs 5,000, claimIntervalMs 1,000: defaults; maxRuns ${fixed(maxRuns)}), ${fixed(window, 1)} s`,
+        `Lease upkeep: one node owning ${fixed(held)} runs parked in a slow tool (leaseMs 5,000, claimIntervalMs 500: defaults; maxRuns ${fixed(maxRuns)}), ${fixed(window, 1)} s`,
         [
           {
             'statements/s (this node)': fixed(total / window, 2),
