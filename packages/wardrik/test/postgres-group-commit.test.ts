@@ -111,15 +111,30 @@ describe('PostgresStore group commit', () => {
     expect(await slowDisk.journalCount('b')).toBe(1);
   });
 
-  it('flushes at once when more than maxPendingRecords records are queued', async () => {
+  it('flushes at once when more than maxPendingRecords records are queued, and the write past it waits for them', async () => {
     const store = await open({ flushIntervalMs: 60_000, maxPendingRecords: 3 });
     const disk = await peek(store);
     await store.write({ runId: 'a', records: [record('a', 1), record('a', 2)] }, { durable: false });
     await store.write({ runId: 'a', records: [record('a', 3)] }, { durable: false });
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await disk.journalCount()).toBe(0);
+    // Backpressure: the write past the limit resolves once its batch is committed.
     await store.write({ runId: 'a', records: [record('a', 4)] }, { durable: false });
-    await vi.waitFor(async () => expect(await disk.journalCount()).toBe(4), { timeout: 10_000 });
+    expect(await disk.journalCount()).toBe(4);
+    expect(store.stats().flushes).toBe(1);
+
+    // Writers that never wait for I/O (zero-latency models, read-only tools) write batch after
+    // batch: each flush runs while they fill the next, none waits for all of them.
+    const runs = Array.from({ length: 4 }, async (_, index) => {
+      const runId = `run-${index}`;
+      for (let seq = 1; seq <= 10; seq += 1) {
+        await store.write({ runId, records: [record(runId, seq)] }, { durable: false });
+      }
+    });
+    await Promise.all(runs);
+    expect(store.stats().flushes).toBeGreaterThan(5);
+    await store.write({ runId: 'b', records: [record('b', 1)] }, { durable: true });
+    expect(await disk.journalCount()).toBe(4 + 40 + 1);
   });
 
   it('refuses a write whose lease was lost, alone: the others of its transaction commit', async () => {

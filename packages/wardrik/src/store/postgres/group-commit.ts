@@ -12,7 +12,11 @@ export interface GroupCommitOptions<Write> {
   readonly commit: (writes: readonly Write[]) => Promise<Outcomes>;
   /** How long a non-durable write may wait for a flush, in ms. */
   readonly flushIntervalMs: number;
-  /** Flush at once when more journal records than this are queued. */
+  /**
+   * Flush at once when more journal records than this are queued; a non-durable write made past
+   * it waits for its batch to commit (backpressure: writers that never wait for I/O yield, so that
+   * the flush overlaps their next writes instead of following them all).
+   */
   readonly maxPendingRecords: number;
   /**
    * A batch could not be committed: what was acknowledged may be lost. Returns the error every
@@ -56,7 +60,7 @@ function newBatch<Write>(): Batch<Write> {
  * the same turn of the event loop shares one transaction and one WAL flush, or after
  * `flushIntervalMs` when only non-durable writes wait. One batch is in flight at a time; the next
  * one queues behind it. Durable writes resolve once their batch has committed; non-durable ones
- * at once. If a batch fails, it and every batch behind it are lost: the writes reject with the
+ * at once, unless more than `maxPendingRecords` records are queued (then with their batch). If a batch fails, it and every batch behind it are lost: the writes reject with the
  * error `failed` returns, and every later call does too.
  *
  * @example
@@ -95,9 +99,11 @@ export class GroupCommit<Write> {
     batch.records += records;
     if (!durable) {
       batch.entries.push({ write });
-      if (batch.records > this.#options.maxPendingRecords) batch.urgent = true;
+      const over = batch.records > this.#options.maxPendingRecords;
+      if (over) batch.urgent = true;
       this.#schedule();
-      return Promise.resolve();
+      // Backpressure: past the limit the write waits for its batch (if refused, refusedAfterAcknowledged hears it).
+      return over ? batch.done : Promise.resolve();
     }
     return new Promise<void>((resolve, reject) => {
       batch.entries.push({ write, settle: { resolve, reject } });

@@ -71,7 +71,11 @@ export interface PostgresStoreOptions {
   readonly synchronousCommit?: boolean;
   /** How long a non-durable write may wait for a flush, in ms. Default 20. */
   readonly flushIntervalMs?: number;
-  /** Flush at once when more journal records than this are queued. Default 5000. */
+  /**
+   * Flush at once when more journal records than this are queued; a non-durable write made past it
+   * resolves once its batch is committed (so that runs that never wait for I/O let the flush run
+   * alongside them). Default 5000.
+   */
   readonly maxPendingRecords?: number;
   /** How many times a read is tried again after a dropped connection or a restart. Default 3. */
   readonly readRetries?: number;
