@@ -648,13 +648,16 @@ export class PostgresStore implements Store {
     }
   }
 
-  /** Migrates once per store (again after a failed try). */
+  /** Migrates once per store (again after a failed try), then opens the flush connection. */
   #whenReady(): Promise<void> {
     this.#ready ??= this.#call('migrating the schema', (client) => migratePostgres(client, this.#migrateOptions()), {
       retry: true,
       internal: true,
     }).then(
-      () => undefined,
+      () => {
+        // The flush connection opens now, so that the first flush does not wait for it.
+        if (!this.#closed) void this.#flushConnection();
+      },
       (error: unknown) => {
         this.#ready = undefined;
         throw error;
