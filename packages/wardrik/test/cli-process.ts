@@ -79,7 +79,10 @@ export interface Spawned {
 }
 
 /** Starts `wardrik ...args` in `cwd`, with piped output (not a TTY). */
-export function spawnCli(args: readonly string[], options: { cwd: string; env?: Record<string, string> }): Spawned {
+export function spawnCli(
+  args: readonly string[],
+  options: { cwd: string; env?: Record<string, string>; guardMs?: number },
+): Spawned {
   const child = spawn(process.execPath, [cliPath, ...args], {
     cwd: options.cwd,
     env: cleanEnv(options.env),
@@ -94,7 +97,8 @@ export function spawnCli(args: readonly string[], options: { cwd: string; env?: 
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
     output.stderr += chunk;
   });
-  const guard = setTimeout(() => child.kill('SIGKILL'), 50_000);
+  // A hung command is killed rather than hanging the test file (a server lives as long as its file).
+  const guard = setTimeout(() => child.kill('SIGKILL'), options.guardMs ?? 50_000);
   const done = new Promise<Result>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code) => {
@@ -140,7 +144,7 @@ export async function closedPort(): Promise<number> {
 
 /** `wardrik serve --port 0` in `cwd`, resolved once its banner is out (it ends with the line to try). */
 export async function startServe(cwd: string, args: readonly string[] = []): Promise<{ server: Spawned; url: string }> {
-  const server = spawnCli(['serve', '--port', '0', ...args], { cwd });
+  const server = spawnCli(['serve', '--port', '0', ...args], { cwd, guardMs: 20 * 60_000 });
   const ended = server.done.then((result) => {
     throw new Error(`serve exited with ${result.code}:\n${result.stdout}\n${result.stderr}`);
   });

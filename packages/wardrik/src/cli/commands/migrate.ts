@@ -1,8 +1,4 @@
-import { loadConfig } from '../../config/load-config.js';
-import { describeStore } from '../../config/store-setting.js';
-import { EXIT } from '../cli-error.js';
-import { COMMON_HELP, type Command, commonOptions, flag, positionals, stringOption } from '../command.js';
-import { print, printJson } from '../output.js';
+import { COMMON_HELP, type Command, commonOptions } from '../command.js';
 
 /** `wardrik migrate`: creates or upgrades the store's schema, then exits. */
 export const migrate: Command = {
@@ -21,18 +17,8 @@ Options:
 ${COMMON_HELP}`,
   options: { ...commonOptions, config: { type: 'string' }, store: { type: 'string' } },
   async run(parsed) {
-    positionals(migrate, parsed, []);
-    const config = await loadConfig(stringOption(parsed, 'config'), process.cwd(), {
-      store: stringOption(parsed, 'store'),
-    });
-    const where = describeStore(config.store);
-    try {
-      await config.store.migrate();
-    } finally {
-      await config.store.close();
-    }
-    if (flag(parsed, 'json')) printJson({ store: where, migrated: true });
-    else print(`The schema of ${where} is up to date.`);
-    return EXIT.ok;
+    // The implementation loads the runtime: only this command pays for it, not every CLI start.
+    const { runMigrate } = await import('./migrate-run.js');
+    return runMigrate(parsed);
   },
 };

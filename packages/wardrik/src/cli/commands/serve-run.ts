@@ -1,0 +1,223 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { Agent } from '../../agent.js';
+import { AuthService } from '../../auth/auth-service.js';
+import { type LoadedConfig, loadConfig } from '../../config/load-config.js';
+import { describeStore } from '../../config/store-setting.js';
+import { createWardrik, type Wardrik } from '../../runtime/wardrik.js';
+import { type RunningServer, startServer } from '../../server/start-server.js';
+import { ScriptedModel } from '../../testing/scripted-model.js';
+import { CliError, EXIT } from '../cli-error.js';
+import type { Parsed } from '../command.js';
+import { numberOption, positionals, stringOption } from '../command.js';
+import { commandHint } from '../hint.js';
+import { print, printError, printJson } from '../output.js';
+import { serve } from './serve.js';
+
+/** Runs `wardrik serve` (loaded when the command runs). */
+export async function runServe(parsed: Parsed): Promise<number> {
+  positionals(serve, parsed, []);
+  const port = numberOption(
+    serve,
+    parsed,
+    'port',
+    'a port number from 0 to 65535',
+    (value) => Number.isInteger(value) && value >= 0 && value <= 65_535,
+  );
+  const config = await loadConfig(stringOption(parsed, 'config'), process.cwd(), {
+    store: stringOption(parsed, 'store'),
+  });
+  // Takes the store's lock first: a second serve on the same store fails here, having touched nothing.
+  const wardrik = await createWardrik({
+    store: config.store,
+    agents: config.agents,
+    ...config.runtime,
+    recover: false,
+  });
+  let server: RunningServer;
+  let admin: AdminToken;
+  let resumed: number;
+  let needAttention: number;
+  try {
+    const auth = new AuthService(config.store);
+    admin = await adminToken(auth, config);
+    const host = stringOption(parsed, 'host') ?? config.host;
+    // Bind before recovering anything: a port in use stops this process before it drives a run.
+    server = await listen({ wardrik, auth, host, port: port ?? config.port, config });
+    try {
+      ({ resumed, needAttention } = await wardrik.recover());
+    } catch (thrown) {
+      await server.close();
+      throw thrown;
+    }
+  } catch (thrown) {
+    await wardrik.close().catch(() => {});
+    throw thrown;
+  }
+  const asJson = parsed.values['json'] === true;
+  // Listening for SIGTERM before the banner: whoever waits for it may stop the server at once.
+  const stopped = waitForStop(wardrik, async (signal) => {
+    if (signal && !asJson) printError('Stopping: closing the server and the runtime…');
+    await server.close();
+    await wardrik.close().catch(() => {});
+  });
+  if (asJson) {
+    printJson({
+      url: server.url,
+      port: server.port,
+      config: config.path,
+      agents: config.agents.map((agent) => ({ name: agent.name, model: agent.model.id, demo: isDemoModel(agent) })),
+      resumed,
+      needAttention,
+      ...admin,
+    });
+  } else {
+    const configOption = stringOption(parsed, 'config');
+    report(server, config, admin, { resumed, needAttention, ...(configOption ? { configOption } : {}) });
+  }
+  return stopped;
+}
+
+/** The admin token: new (shown once), saved in a file earlier, or neither. */
+type AdminToken =
+  | { readonly token: string; readonly tokenFile: string; readonly created: true }
+  | { readonly tokenFile: string; readonly created: false; readonly valid: boolean | undefined };
+
+/** Makes sure there is an admin; a new admin's token is saved in `<config dir>/.wardrik/admin-token` (0600). */
+async function adminToken(auth: AuthService, config: LoadedConfig): Promise<AdminToken> {
+  const tokenFile = join(config.stateDirectory, 'admin-token');
+  const created = await auth.ensureAdmin();
+  if (created) {
+    mkdirSync(config.stateDirectory, { recursive: true, mode: 0o700 });
+    // The directory holds a secret: keep it out of git even where no .gitignore says so.
+    const ignore = join(config.stateDirectory, '.gitignore');
+    if (!existsSync(ignore)) writeFileSync(ignore, '*\n');
+    writeFileSync(tokenFile, `${created.token}\n`, { mode: 0o600 });
+    return { token: created.token, tokenFile, created: true };
+  }
+  if (!existsSync(tokenFile)) return { tokenFile, created: false, valid: undefined };
+  const saved = readFileSync(tokenFile, 'utf8').trim();
+  const outcome = await auth.authenticate(`Bearer ${saved}`);
+  return { tokenFile, created: false, valid: outcome.ok };
+}
+
+async function listen(options: {
+  wardrik: Wardrik;
+  auth: AuthService;
+  host: string;
+  port: number;
+  config: LoadedConfig;
+}): Promise<RunningServer> {
+  const { wardrik, auth, host, port, config } = options;
+  try {
+    return await startServer({
+      wardrik,
+      auth,
+      host,
+      port,
+      ...config.limits,
+      ...(config.bodyLimitBytes === undefined ? {} : { bodyLimitBytes: config.bodyLimitBytes }),
+      ...(config.maxWorkerFrameBytes === undefined ? {} : { maxWorkerFrameBytes: config.maxWorkerFrameBytes }),
+    });
+  } catch (thrown) {
+    const code = (thrown as { code?: string }).code;
+    const why =
+      code === 'EADDRINUSE'
+        ? 'the port is in use (another wardrik serve?); pick another with --port'
+        : code === 'EACCES'
+          ? 'permission denied; pick a port above 1023'
+          : (thrown as Error).message;
+    throw new CliError(EXIT.failed, `cannot listen on ${host}:${port}: ${why}`, { cause: thrown });
+  }
+}
+
+function isDemoModel(agent: Agent): boolean {
+  return agent.model instanceof ScriptedModel || agent.model.id.startsWith('scripted');
+}
+
+/** What serve found starting up, and the --config it was given (named again in hints). */
+interface Startup {
+  readonly resumed: number;
+  readonly needAttention: number;
+  readonly configOption?: string;
+}
+
+/** The URL clients reach a server at: one listening on every address is reached at localhost. */
+export function clientUrl(serverUrl: string): string {
+  return serverUrl.replace('//0.0.0.0:', '//127.0.0.1:').replace('//[::]:', '//[::1]:');
+}
+
+function report(server: RunningServer, config: LoadedConfig, admin: AdminToken, startup: Startup): void {
+  const { resumed, needAttention } = startup;
+  const url = { url: clientUrl(server.url) };
+  const local = startup.configOption === undefined ? {} : { config: startup.configOption };
+  const shown = (file: string) => relative(process.cwd(), file) || file;
+  print(`Wardrik listening on ${server.url}`);
+  print(`Config: ${shown(config.path)}`);
+  print(
+    `Store: ${config.defaultStore ? `SQLite, ${shown(join(config.stateDirectory, 'wardrik.db'))}` : describeStore(config.store)}`,
+  );
+  if (resumed > 0) print(`Resumed ${resumed} interrupted run${resumed === 1 ? '' : 's'}.`);
+  if (needAttention > 0) {
+    print(
+      `${needAttention} run${needAttention === 1 ? '' : 's'} could not be loaded and need${needAttention === 1 ? 's' : ''} attention (see ${commandHint('runs', url)}).`,
+    );
+  }
+  print('Agents:');
+  for (const agent of config.agents) {
+    const model = isDemoModel(agent)
+      ? `model ${agent.model.id}: the scripted offline demo model (no model configured: set WARDRIK_MODEL, e.g. openai:gpt-4.1-mini with OPENAI_API_KEY)`
+      : `model ${agent.model.id}`;
+    const tools = [...agent.tools.keys()].join(', ') || 'no tools';
+    print(`  ${agent.name} — ${model}; tools: ${tools}`);
+  }
+  const where = relative(process.cwd(), config.directory);
+  const from = where === '' ? 'here' : `in ${where}/`;
+  if (admin.created) {
+    print(`Admin token (shown once; saved in ${shown(admin.tokenFile)}):`);
+    print(`  ${admin.token}`);
+    print(`The CLI uses it when run ${from}; elsewhere pass --token or set WARDRIK_TOKEN.`);
+  } else if (admin.valid) {
+    print(`Admin token: in ${shown(admin.tokenFile)} (the CLI uses it when run ${from}).`);
+  } else {
+    const why =
+      admin.valid === false
+        ? `${shown(admin.tokenFile)} holds a token this store does not know`
+        : 'its token was shown when it was created';
+    print(`An admin exists (${why}). Make a new token with: ${commandHint('tokens create --name admin', local)}`);
+  }
+  print(`Try it from another terminal, ${from}:`);
+  print(`  ${commandHint(`run ${config.agents[0]?.name ?? 'AGENT'} "Please refund order A1"`, url)}`);
+}
+
+/**
+ * Resolves once `close` has run: with exit code 0 after SIGINT or SIGTERM, or 1 when the store
+ * failed (crash-only: the server stops and the process exits non-zero, so that a supervisor restarts
+ * it and recovery resumes the runs from what is on disk).
+ */
+function waitForStop(wardrik: Wardrik, close: (signal: boolean) => Promise<void>): Promise<number> {
+  return new Promise((resolve) => {
+    let closing = false;
+    const stop = (code: number) => {
+      if (closing) return;
+      closing = true;
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      close(code === EXIT.ok).then(
+        () => resolve(code),
+        (thrown: unknown) => {
+          printError(`wardrik serve: closing failed: ${(thrown as Error).message}`);
+          resolve(EXIT.failed);
+        },
+      );
+    };
+    const onSignal = () => stop(EXIT.ok);
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    wardrik.onFailure((error) => {
+      printError(`wardrik serve: the store failed, so this server stops taking work: ${error.message}`);
+      printError('Restart it (a supervisor does this) to recover the runs from what is on disk.');
+      stop(EXIT.failed);
+    });
+  });
+}
