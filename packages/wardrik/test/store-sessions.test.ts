@@ -159,3 +159,51 @@ describe.each(storeFactories)('$name: sessions and state', ({ open }) => {
     expect((await store.loadState(['user:shop:alice'])).map((each) => each.key)).toEqual(['user:vip']);
   });
 });
+
+describe.each(storeFactories)('$name: state writes in one batch', ({ open }) => {
+  it('the last write of a key wins, a deletion included, whatever the writes around it', async () => {
+    const store = await open();
+    try {
+      await store.migrate();
+      await store.write(
+        {
+          runId: 'r1',
+          records: [],
+          state: { at: 1, writes: [{ scope: 'app:a', key: 'app:gone', value: 1, labels: [] }] },
+        },
+        { durable: true },
+      );
+      // Non-durable writes share one commit (a group): put then delete, delete then put, put twice.
+      const writes = [
+        { scope: 'app:a', key: 'app:x', value: 1, labels: [] },
+        { scope: 'app:a', key: 'app:x', deleted: true as const, labels: [] },
+        { scope: 'app:a', key: 'app:gone', deleted: true as const, labels: [] },
+      ];
+      await Promise.all([
+        store.write({ runId: 'r1', records: [], state: { at: 2, writes } }, { durable: false }),
+        store.write(
+          {
+            runId: 'r2',
+            records: [],
+            state: {
+              at: 3,
+              writes: [
+                { scope: 'app:a', key: 'app:gone', value: 'back', labels: ['outside'] },
+                { scope: 'app:a', key: 'app:y', value: 1, labels: [] },
+                { scope: 'app:a', key: 'app:y', value: 2, labels: [] },
+              ],
+            },
+          },
+          { durable: true },
+        ),
+      ]);
+      const loaded = await store.loadState(['app:a']);
+      expect(loaded.map(({ key, value, labels, updatedBy }) => ({ key, value, labels, updatedBy }))).toEqual([
+        { key: 'app:gone', value: 'back', labels: ['outside'], updatedBy: 'r2' },
+        { key: 'app:y', value: 2, labels: [], updatedBy: 'r2' },
+      ]);
+    } finally {
+      await store.close();
+    }
+  });
+});

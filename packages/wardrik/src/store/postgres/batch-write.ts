@@ -9,7 +9,8 @@ import type { Outcomes } from './group-commit.js';
  * it locks the leases the writes name (FOR SHARE, in run order, so that no node can take one of
  * those runs over until the transaction ends), keeps only the writes whose lease is still the
  * run's lease (node and epoch), applies those — run rows, journal records, parks, closed parks,
- * journaled answers, taken cancels — with one INSERT or UPDATE per table over arrays, and
+ * journaled answers, taken cancels, state writes (the last write of each key in the batch wins:
+ * its value, or its deletion) — with one INSERT or UPDATE per table over arrays, and
  * notifies the last seq of each run that parked or ended (`appended`, delivered at commit: what
  * other nodes' waiters need at once; followers of a run's other records look every second, since a
  * NOTIFY in every commit serializes the commits of all nodes in PostgreSQL). It returns the writes it
@@ -89,6 +90,25 @@ recorded AS (
 cancels_taken AS (
   DELETE FROM run_cancels WHERE run_id IN (SELECT a.run_id FROM applied a WHERE a.i = ANY ($25::int[]))
 ),
+state_rows AS (
+  SELECT a.run_id, t.i, t.ord, t.scope, t.key, t.value, t.labels, t.at
+  FROM unnest($28::int[], $29::int[], $30::text[], $31::text[], $32::text[], $33::text[], $34::bigint[])
+    AS t (i, ord, scope, key, value, labels, at)
+  JOIN applied a ON a.i = t.i
+),
+state_last AS (
+  SELECT DISTINCT ON (scope, key) * FROM state_rows ORDER BY scope, key, i DESC, ord DESC
+),
+state_put AS (
+  INSERT INTO state_values (scope, key, value, labels, updated_at, updated_by)
+  SELECT scope, key, value, labels, at, run_id FROM state_last WHERE value IS NOT NULL
+  ON CONFLICT (scope, key) DO UPDATE SET value = excluded.value, labels = excluded.labels,
+    updated_at = excluded.updated_at, updated_by = excluded.updated_by
+),
+state_deleted AS (
+  DELETE FROM state_values v USING state_last d
+  WHERE d.value IS NULL AND v.scope = d.scope AND v.key = d.key
+),
 notified AS (
   SELECT pg_notify($26, json_build_object('type', 'appended', 'runId', rec.run_id, 'seq', max(rec.seq), 'source', $27::text)::text)
   FROM records rec
@@ -103,7 +123,7 @@ SELECT
 `;
 
 /** The batch statement's name: prepared once per connection. */
-const BATCH_STATEMENT = 'wardrik_batch_write_v2';
+const BATCH_STATEMENT = 'wardrik_batch_write_v3';
 
 /*
  * The statement for a batch whose writes only append journal records (no run row, park, closed
@@ -196,6 +216,15 @@ function batchValues(writes: readonly SerializedWrite[], signals: SignalTarget):
   };
   const m = { i: [] as number[], park: [] as string[] };
   const cancels: number[] = [];
+  const t = {
+    i: [] as number[],
+    ord: [] as number[],
+    scope: [] as string[],
+    key: [] as string[],
+    value: [] as (string | null)[],
+    labels: [] as string[],
+    at: [] as number[],
+  };
   writes.forEach((write, i) => {
     w.i.push(i);
     w.run.push(write.runId);
@@ -232,6 +261,15 @@ function batchValues(writes: readonly SerializedWrite[], signals: SignalTarget):
       m.park.push(parkId);
     }
     if (write.cancelTaken) cancels.push(i);
+    write.state.forEach((each, ord) => {
+      t.i.push(i);
+      t.ord.push(ord);
+      t.scope.push(each.scope);
+      t.key.push(each.key);
+      t.value.push(each.value);
+      t.labels.push(each.labels);
+      t.at.push(write.stateAt);
+    });
   });
   return [
     w.i,
@@ -261,6 +299,13 @@ function batchValues(writes: readonly SerializedWrite[], signals: SignalTarget):
     cancels,
     signals.channel,
     signals.source,
+    t.i,
+    t.ord,
+    t.scope,
+    t.key,
+    t.value,
+    t.labels,
+    t.at,
   ];
 }
 

@@ -228,9 +228,6 @@ export class PostgresStore implements Store {
       this.#checkUsable();
       serialized = serializeWrite(write);
       checkText(serialized);
-      if (serialized.state.length > 0) {
-        throw new InvalidInputError(`run ${serialized.runId}: state writes are not supported on PostgreSQL yet`);
-      }
       if (serialized.lease && this.#lostLeases.has(leaseKey(serialized.lease))) {
         const lease = serialized.lease;
         this.#writesRefused += 1;

@@ -20,6 +20,7 @@ export function checkText(write: SerializedWrite): void {
   for (const parkId of write.closeParks) fields.push(['closeParks', parkId]);
   for (const parkId of write.recordedAnswers) fields.push(['recordedAnswers', parkId]);
   if (write.lease) fields.push(['lease node', write.lease.node]);
+  for (const each of write.state) fields.push(['state scope', each.scope], ['state key', each.key]);
   for (const [name, value] of fields) {
     if (typeof value !== 'string' || !storable(value)) {
       throw new StoreError(`run ${JSON.stringify(write.runId)}: ${name} must be text without U+0000`);
