@@ -65,7 +65,19 @@ export interface ToolContext {
    * ```
    */
   reportProgress(progress: number, options?: { total?: number; message?: string }): void;
+  /**
+   * Delivers the result of work a long-running tool started (`started(reason, { handle })`) to the
+   * run waiting for it, from this process: for work that reports back here (a callback, a stream,
+   * an MCP task being watched). The same as the runtime's `completeExternal`.
+   */
+  readonly completeExternal: CompleteExternal;
 }
+
+/** The result of work a long-running tool started: its value, or why it failed. */
+export type ExternalOutcome = { readonly value: unknown } | { readonly error: string };
+
+/** Delivers the result of the work `handle` names to the run waiting for it. */
+export type CompleteExternal = (handle: string, outcome: ExternalOutcome) => Promise<void>;
 
 /** How far a call has got, as a tool reported it. */
 export interface Progress {
@@ -102,9 +114,14 @@ export interface ContextOptions {
   readonly approval?: Approval;
   /** Receives the call's progress reports. */
   readonly onProgress?: (progress: Progress) => void;
+  /** Delivers results of long-running work (the runtime's `completeExternal`). */
+  readonly completeExternal?: CompleteExternal;
 }
 
 const neverAborted = new AbortController().signal;
+
+const noRuntime: CompleteExternal = () =>
+  Promise.reject(new Error('completeExternal: this call runs outside a Wardrik runtime, which delivers results'));
 
 /** The context of one call, collecting what it reports. */
 export class CallContext implements ToolContext {
@@ -122,6 +139,7 @@ export class CallContext implements ToolContext {
   #added: Label[] = [];
   #privates: Map<unknown, unknown>;
   #onProgress: ((progress: Progress) => void) | undefined;
+  readonly completeExternal: CompleteExternal;
 
   constructor(options: ContextOptions) {
     this.runId = options.runId;
@@ -141,6 +159,7 @@ export class CallContext implements ToolContext {
     this.#privates = new Map(options.privates);
     if (options.approval) this.approval = options.approval;
     this.#onProgress = options.onProgress;
+    this.completeExternal = options.completeExternal ?? noRuntime;
   }
 
   get agentName(): string {

@@ -20,8 +20,10 @@ export { call, findTool, type ToolCall, type Tools } from './call.js';
 export {
   type Approval,
   CallContext,
+  type CompleteExternal,
   type ContextOptions,
   createContext,
+  type ExternalOutcome,
   type Progress,
   type ToolContext,
 } from './context.js';

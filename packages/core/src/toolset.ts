@@ -1,3 +1,4 @@
+import type { CompleteExternal } from './context.js';
 import { ToolDefinitionError } from './errors.js';
 import type { Label } from './labels.js';
 import type { StateReader } from './state.js';
@@ -32,6 +33,16 @@ export interface Toolset {
   tools(context: ToolsetContext): readonly Tool<never>[] | Promise<readonly Tool<never>[]>;
   /** Releases what the toolset holds (connections, processes); called when the runtime closes. */
   close?(): Promise<void>;
+  /**
+   * For a toolset whose tools start long-running work they watch themselves (answering
+   * `started(reason, { handle })` with handles that begin with `NAME:`): called when the runtime
+   * starts, with the handles runs still wait for, so that it watches them again after a restart
+   * and delivers their results with `completeExternal`.
+   */
+  resume?(waiting: {
+    readonly handles: readonly string[];
+    readonly completeExternal: CompleteExternal;
+  }): void | Promise<void>;
 }
 
 /** How to build a toolset. */
@@ -39,6 +50,7 @@ export interface ToolsetOptions {
   readonly name: string;
   readonly tools: Toolset['tools'];
   readonly close?: () => Promise<void>;
+  readonly resume?: Toolset['resume'];
 }
 
 /**
@@ -68,9 +80,13 @@ export function toolset(options: ToolsetOptions): Toolset {
   if (options.close !== undefined && typeof options.close !== 'function') {
     throw new ToolDefinitionError(`toolset ${options.name}: close must be a function`);
   }
+  if (options.resume !== undefined && typeof options.resume !== 'function') {
+    throw new ToolDefinitionError(`toolset ${options.name}: resume must be a function`);
+  }
   return Object.freeze({
     name: options.name,
     tools: options.tools,
     ...(options.close ? { close: options.close } : {}),
+    ...(options.resume ? { resume: options.resume } : {}),
   });
 }

@@ -17,7 +17,7 @@ import { afterAll, expect, it } from 'vitest';
 import type { JournalRecord } from '../src/journal/records.js';
 import { rebuildState } from '../src/journal/state.js';
 import type { ExecLine } from './crash/agent.js';
-import { verifyExecutions } from './crash/verify.js';
+import { verifyExecutions, verifyStateWrites } from './crash/verify.js';
 import { dropTestSchema, TEST_DATABASE_URL, testSchemaName } from './store-factories.js';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
@@ -215,6 +215,7 @@ it(`no run is lost, stuck or double-run across ${MIN_KILLS}+ SIGKILLs and ${MIN_
   const parkRows = await query<{ id: string; status: string; decision: unknown }>(
     'SELECT id, status, decision FROM parks',
   );
+  const stateRows = await query<{ key: string; value: string }>('SELECT key, value FROM state_values');
   const asText = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
   const execs = existsSync(execLogPath)
     ? readFileSync(execLogPath, 'utf8')
@@ -234,6 +235,12 @@ it(`no run is lost, stuck or double-run across ${MIN_KILLS}+ SIGKILLs and ${MIN_
     execs,
     seenNonces: new Set(),
   });
+  // State writes: stored exactly as the journaled answers carry them (a paused node's were refused).
+  const stateWrites = verifyStateWrites(
+    journal.map((row) => ({ run_id: row.run_id, seq: Number(row.seq), record: asText(row.record) })),
+    stateRows,
+  );
+  expect(stateWrites).toBeGreaterThan(0);
   // Every journal whole, as one node at a time wrote it: no gap, and it folds to the run's status.
   for (const run of runs) {
     const records = journal.filter((row) => row.run_id === run.id);

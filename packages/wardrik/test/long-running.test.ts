@@ -1,4 +1,4 @@
-import { OUTSIDE, started, tool } from '@wardrik/core';
+import { OUTSIDE, started, type Tool, tool, toolset } from '@wardrik/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineAgent, ParkNotFoundError, type Wardrik } from '../src/index.js';
 import { lastToolResults, ScriptedModel } from '../src/testing/index.js';
@@ -144,5 +144,74 @@ describe('long-running tools', () => {
     await expect(wardrik.completeExternal('h', {} as never)).rejects.toThrow('outcome: expected { value } or { error');
     expect(() => started('x', { handle: '' })).toThrow('started: handle must be a string of 1–256 characters');
     expect(() => started('x', { handle: 'h', deadlineMs: -1 })).toThrow('deadlineMs must be a positive number');
+  });
+});
+
+describe('long-running work a tool watches itself', () => {
+  it("a tool's own completion callback delivers the result through its context", async () => {
+    const watched = tool({
+      name: 'watched',
+      description: 'Starts work and watches it.',
+      annotations: { idempotent: true },
+      run: (_args, context) => {
+        const handle = `watch-${context.idempotencyKey}`;
+        setTimeout(() => void context.completeExternal(handle, { value: 'finished in the background' }), 30);
+        return started('working', { handle });
+      },
+    });
+    const agent = defineAgent({
+      name: 'watcher',
+      instructions: '',
+      tools: [watched],
+      model: new ScriptedModel([
+        { toolCalls: [{ name: 'watched' }] },
+        (request) => ({ text: `got ${JSON.stringify(lastToolResults(request)[0]?.content)}` }),
+      ]),
+    });
+    wardrik = await openWardrik(tempDbPath(), [agent]);
+    const { runId } = await wardrik.start('watcher', 'go');
+    expect((await ended(runId)).output).toBe('got "finished in the background"');
+  });
+
+  it('after a restart, a toolset that watches its own work is handed the handles runs wait for (NAME:…)', async () => {
+    const resumed: string[][] = [];
+    const jobs = (resume: boolean) =>
+      toolset({
+        name: 'jobs',
+        tools: () => [
+          tool({
+            name: 'submit',
+            description: 'Submits a job.',
+            annotations: { idempotent: true },
+            run: () => started('queued', { handle: 'jobs:42' }),
+          }) as unknown as Tool<never>,
+        ],
+        ...(resume
+          ? {
+              resume: ({ handles, completeExternal }) => {
+                resumed.push([...handles]);
+                for (const handle of handles) void completeExternal(handle, { value: `done ${handle}` });
+              },
+            }
+          : {}),
+      });
+    const agent = (resume: boolean) =>
+      defineAgent({
+        name: 'submitter',
+        instructions: '',
+        toolsets: [jobs(resume)],
+        model: new ScriptedModel([
+          { toolCalls: [{ name: 'submit' }] },
+          (request) => ({ text: `got ${JSON.stringify(lastToolResults(request)[0]?.content)}` }),
+        ]),
+      });
+    const path = tempDbPath();
+    wardrik = await openWardrik(path, [agent(false)]);
+    const parked = await wardrik.run('submitter', 'go');
+    expect(parked.parks[0]).toMatchObject({ kind: 'external', handle: 'jobs:42' });
+    await wardrik.close();
+    wardrik = await openWardrik(path, [agent(true)]);
+    expect(resumed).toEqual([['jobs:42']]);
+    expect((await ended(parked.runId)).output).toBe('got "done jobs:42"');
   });
 });

@@ -2,6 +2,7 @@ import {
   type Answer,
   type Approval,
   type Arguments,
+  type CompleteExternal,
   call,
   createContext,
   type Label,
@@ -39,6 +40,8 @@ export interface AttemptInput {
   readonly state?: StateSource;
   /** Why the call may not write `key`, or undefined when it may. */
   readonly stateWriteRefusal?: (key: string) => string | undefined;
+  /** Delivers results of long-running work. */
+  readonly completeExternal?: CompleteExternal;
 }
 
 /**
@@ -62,6 +65,7 @@ export async function attemptCall(input: AttemptInput): Promise<Attempt> {
     ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),
     ...(input.state ? { state: input.state } : {}),
     ...(input.stateWriteRefusal ? { stateWriteRefusal: input.stateWriteRefusal } : {}),
+    ...(input.completeExternal ? { completeExternal: input.completeExternal } : {}),
   });
   const answered = call(input.tools, { id: input.callId, name: input.name, arguments: input.arguments }, context).then(
     (answer): Attempt => ({ kind: 'answered', answer, stateChanges: context.stateChanges }),

@@ -1,9 +1,9 @@
+import type { ExternalOutcome } from '@wardrik/core';
 import { InvalidInputError, ParkAlreadyAnsweredError, ParkNotFoundError } from '../errors.js';
 import type { Park, ParkDecision } from '../journal/records.js';
 import type { ParkRow, Store } from '../store/store.js';
 
-/** The result of work a long-running tool started: its value, or why it failed. */
-export type ExternalOutcome = { readonly value: unknown } | { readonly error: string };
+export type { ExternalOutcome };
 
 /** What the external-work desk needs of the runtime. */
 export interface ExternalWorkDeps {
@@ -46,15 +46,24 @@ export class ExternalWorkDesk {
     this.#deps = deps;
   }
 
-  /** Looks over the open `external` parks (at start, then now and then: another node may have set them). */
-  async scan(): Promise<void> {
-    if (this.#closed) return;
+  /**
+   * Looks over the open `external` parks (at start, then now and then: another node may have set
+   * them). Resolves to the handles runs wait for.
+   */
+  async scan(): Promise<string[]> {
+    if (this.#closed) return [];
     const open = await this.#deps.store.listParks({ status: 'open' });
-    for (const park of open) if (park.kind === 'external') this.#watch(park);
+    const handles: string[] = [];
+    for (const park of open) {
+      if (park.kind !== 'external') continue;
+      this.#watch(park);
+      if (park.handle !== undefined) handles.push(park.handle);
+    }
     this.#rescan ??= setInterval(() => {
       this.scan().catch((error) => this.#deps.onError?.(error));
     }, RESCAN_MS);
     this.#rescan.unref();
+    return handles;
   }
 
   /** A driver journaled an `external` park: its deadline is watched, and a result that came first answers it. */

@@ -3,6 +3,7 @@ import {
   type Answer,
   type Arguments,
   addMeasures,
+  type CompleteExternal,
   describeReason,
   error,
   getPrivate,
@@ -66,6 +67,8 @@ export interface DriverDeps {
   readonly toolsetTimeoutMs: number;
   /** Told of each `external` park this driver journals (for its deadline, and results that came first). */
   readonly onExternalPark?: (park: Park) => void;
+  /** Delivers results of long-running work; tools get it on their context. */
+  readonly completeExternal?: CompleteExternal;
 }
 
 /**
@@ -403,6 +406,7 @@ export class RunDriver {
         ...(this.state.sessionId === undefined ? {} : { sessionId: this.state.sessionId }),
         state: values,
         stateWriteRefusal: (key) => this.#stateWriteRefusal(key),
+        ...(this.#deps.completeExternal ? { completeExternal: this.#deps.completeExternal } : {}),
       });
       if (outcome.kind === 'cancelled') {
         if (this.#stopping()) return;

@@ -222,6 +222,9 @@ export class Wardrik {
       isAllowedForAgent: (agent, tool) => this.#allowed.get(agent)?.has(tool) === true,
       toolsetTimeoutMs: checkedMs(options.toolsetTimeoutMs ?? 10_000, 'toolsetTimeoutMs'),
       onExternalPark: (park) => this.#external.parked(park),
+      completeExternal: async (handle, outcome) => {
+        await this.completeExternal(handle, outcome);
+      },
     };
     this.#external = new ExternalWorkDesk({
       store: options.store,
@@ -823,9 +826,19 @@ export class Wardrik {
     return this.#external.complete(handle, outcome, options);
   }
 
-  /** Watches the deadlines of runs waiting for external work (`createWardrik` does it). */
+  /**
+   * Watches the deadlines of runs waiting for external work, and hands toolsets that watch their
+   * own work (`Toolset.resume`) the handles (`NAME:…`) runs still wait for (`createWardrik` does it).
+   */
   async watchExternalWork(): Promise<void> {
-    await this.#external.scan();
+    const handles = await this.#external.scan();
+    const toolsets = new Set([...this.#agents.values()].flatMap((agent) => agent.toolsets));
+    const completeExternal = this.#deps.completeExternal;
+    for (const toolset of toolsets) {
+      if (!toolset.resume || !completeExternal) continue;
+      const mine = handles.filter((handle) => handle.startsWith(`${toolset.name}:`));
+      if (mine.length > 0) await toolset.resume({ handles: mine, completeExternal });
+    }
   }
 
   /**

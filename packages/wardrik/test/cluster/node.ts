@@ -31,7 +31,9 @@ function print(value: unknown): void {
 
 const wardrik = await createWardrik({
   store: postgresStore({ connectionString: databaseUrl, max: 4 }, { schema }),
-  agents: [crashAgent(execLogPath, {}, { toolDelayMs: Number(process.env.CLUSTER_TOOL_DELAY_MS ?? '0') })],
+  agents: [
+    crashAgent(execLogPath, {}, { toolDelayMs: Number(process.env.CLUSTER_TOOL_DELAY_MS ?? '0'), writeState: true }),
+  ],
   node: nodeName,
   leaseMs,
   claimIntervalMs: Math.max(50, Math.floor(leaseMs / 5)),

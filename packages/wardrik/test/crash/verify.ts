@@ -10,7 +10,7 @@
  */
 import { expect } from 'vitest';
 import type { JournalRecord, Park, ParkDecision } from '../../src/journal/records.js';
-import type { ExecLine } from './agent.js';
+import { type ExecLine, stateKey } from './agent.js';
 
 /** What the store holds, read back row by row. */
 export interface StoredRuns {
@@ -162,4 +162,29 @@ export function verifyExecutions(stored: StoredRuns): ExecutionStats {
   }
   const inDoubt = [...calls.values()].reduce((sum, call) => sum + call.parks.length, 0);
   return { lostEmails, lostAfterSeen, emailParksNotRun, repeatedRepeatable, inDoubt };
+}
+
+/**
+ * State writes under kills: what the store holds is exactly what the journals' answers carry (a
+ * call repeated after a crash or a take-over applied its writes once, with the answer the journal
+ * holds; a node that lost a run applied none), and each stored nonce is that of the execution
+ * whose answer the journal holds. Returns how many writes were checked.
+ */
+export function verifyStateWrites(
+  journal: StoredRuns['journal'],
+  stateRows: ReadonlyArray<{ readonly key: string; readonly value: string }>,
+): number {
+  const journaled = new Map<string, unknown>();
+  for (const row of journal) {
+    const record = JSON.parse(row.record) as JournalRecord;
+    if (record.type !== 'call-answered') continue;
+    for (const write of record.state ?? []) {
+      expect(write.key).toBe(stateKey(row.run_id, record.callId));
+      expect(record.answer).toMatchObject({ type: 'ok', value: { nonce: write.value } });
+      journaled.set(write.key, write.value);
+    }
+  }
+  const stored = new Map(stateRows.map((row) => [row.key, JSON.parse(row.value) as unknown]));
+  expect(stored).toEqual(journaled);
+  return journaled.size;
 }
