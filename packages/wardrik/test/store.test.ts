@@ -180,7 +180,7 @@ describe.each(storeFactories)('$name: shared behaviour', ({ open }) => {
   it('stores parks with the run principal and lists them oldest first with filters', async () => {
     await parkRun(store, 'r1', 'p2', 'alice', 300);
     await parkRun(store, 'r2', 'p1', 'bob', 100);
-    const late = park('p3', 'r1', 200);
+    const late = { ...park('p3', 'r1', 200), kind: 'external' as const, handle: 'job-1' };
     await store.write({ runId: 'r1', records: [], parks: [late] }, { durable: false });
 
     expect(await store.getPark('p3')).toEqual({ ...late, status: 'open' });
@@ -193,6 +193,8 @@ describe.each(storeFactories)('$name: shared behaviour', ({ open }) => {
     expect(await ids({ principal: 'alice', limit: 1 })).toEqual(['p3']);
     expect(await ids({ status: 'answered' })).toEqual([]);
     expect(await ids({ status: 'open' })).toEqual(['p1', 'p3', 'p2']);
+    expect(await ids({ status: 'open', kind: 'external' })).toEqual(['p3']);
+    expect(await ids({ kind: 'tool' })).toEqual(['p1', 'p2']);
   });
 
   it('answers an open park once, durably, with its write in the same step', async () => {
@@ -497,6 +499,7 @@ describe('SqliteStore', () => {
       'journal_run_seq',
       'migrations',
       'parks',
+      'parks_open_external',
       'parks_run',
       'parks_status_created',
       'parks_unrecorded',

@@ -52,7 +52,7 @@ export class ExternalWorkDesk {
    */
   async scan(): Promise<string[]> {
     if (this.#closed) return [];
-    const open = await this.#deps.store.listParks({ status: 'open' });
+    const open = await this.#deps.store.listParks({ status: 'open', kind: 'external' });
     const handles: string[] = [];
     for (const park of open) {
       if (park.kind !== 'external') continue;
@@ -131,8 +131,8 @@ export class ExternalWorkDesk {
   }
 
   async #openPark(handle: string): Promise<ParkRow | undefined> {
-    const open = await this.#deps.store.listParks({ status: 'open' });
-    const found = open.filter((park) => park.kind === 'external' && park.handle === handle);
+    const open = await this.#deps.store.listParks({ status: 'open', kind: 'external' });
+    const found = open.filter((park) => park.handle === handle);
     if (found.length > 1) {
       throw new InvalidInputError(
         `handle: ${found.length} runs wait for external work ${JSON.stringify(handle)}; answer their parks (${found.map((park) => park.id).join(', ')}) one by one`,

@@ -398,6 +398,7 @@ export class MemoryStore implements Store {
       (row) =>
         (filter.status === undefined || row.status === filter.status) &&
         (filter.runId === undefined || row.run_id === filter.runId) &&
+        (filter.kind === undefined || row.kind === filter.kind) &&
         (filter.agents === undefined || filter.agents.includes(this.runs.get(row.run_id)?.agent ?? '')) &&
         (filter.principal === undefined || row.principal === filter.principal),
     );

@@ -1,5 +1,5 @@
 import type { Label, Measures } from '@wardrik/core';
-import type { Park, ParkDecision, StoredRecord } from '../journal/records.js';
+import type { Park, ParkDecision, ParkKind, StoredRecord } from '../journal/records.js';
 import type { AuthStore } from './auth-store.js';
 import type { Lease, RunStore } from './run-store.js';
 import type { ScopedStateWrite, SessionStore } from './session-store.js';
@@ -96,6 +96,7 @@ export interface RunFilter {
 /** Filters for listing parks. */
 export interface ParkFilter {
   readonly status?: ParkRow['status'];
+  readonly kind?: ParkKind;
   readonly runId?: string;
   /** Only parks of runs of these agents (a principal's scope); applied before `limit`. */
   readonly agents?: readonly string[];

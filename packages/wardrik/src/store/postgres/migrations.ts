@@ -184,6 +184,8 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         turn_at bigint NOT NULL DEFAULT 0
       );
       CREATE INDEX sessions_updated ON sessions (updated_at);
+      -- Runs waiting for long-running work: looked over for deadlines and results.
+      CREATE INDEX parks_open_external ON parks (created_at, id) WHERE kind = 'external' AND status = 'open';
       CREATE TABLE session_runs (
         session_id text COLLATE "C" NOT NULL,
         position integer NOT NULL,

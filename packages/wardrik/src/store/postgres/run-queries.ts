@@ -112,6 +112,7 @@ export function listParksQuery(filter: ParkFilter): Built | undefined {
   const conditions = new Conditions();
   if (filter.status !== undefined) conditions.add((parameter) => `status = ${parameter}`, filter.status);
   if (filter.runId !== undefined) conditions.add((parameter) => `run_id = ${parameter}`, filter.runId);
+  if (filter.kind !== undefined) conditions.add((parameter) => `kind = ${parameter}`, filter.kind);
   if (filter.agents !== undefined) {
     if (filter.agents.length === 0) return undefined;
     conditions.add(

@@ -120,6 +120,8 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
         turn_at INTEGER NOT NULL DEFAULT 0
       ) STRICT;
       CREATE INDEX sessions_updated ON sessions (updated_at);
+      -- Runs waiting for long-running work: looked over for deadlines and results.
+      CREATE INDEX parks_open_external ON parks (created_at) WHERE kind = 'external' AND status = 'open';
       CREATE TABLE session_runs (
         session_id TEXT NOT NULL,
         position INTEGER NOT NULL,

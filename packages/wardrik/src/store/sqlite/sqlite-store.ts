@@ -471,6 +471,10 @@ export class SqliteStore implements Store {
       conditions.push('run_id = ?');
       parameters.push(filter.runId);
     }
+    if (filter.kind !== undefined) {
+      conditions.push('kind = ?');
+      parameters.push(filter.kind);
+    }
     if (filter.agents !== undefined) {
       if (filter.agents.length === 0) return [];
       conditions.push(`run_id IN (SELECT id FROM runs WHERE agent IN (${filter.agents.map(() => '?').join(', ')}))`);
