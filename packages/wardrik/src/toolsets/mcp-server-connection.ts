@@ -1,6 +1,14 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { type CallToolResult, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallToolResult,
+  CallToolResultSchema,
+  type GetTaskResult,
+  type Task,
+  TaskStatusNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { onAbort } from '../runtime/on-abort.js';
 import { CONNECTION_CLOSED, describeFailure, REQUEST_TIMEOUT } from './describe-failure.js';
 import type { McpServerSpec } from './mcp-toolset-options.js';
 import { createServerTransport, type ServerTransport } from './mcp-transport.js';
@@ -27,6 +35,14 @@ export interface ConnectionOptions {
   readonly onToolsChanged: () => void;
   /** The connection ended without `close()` being called, and why. Called at most once, and only once open. */
   readonly onLost: (reason: string) => void;
+  /** The server said a task's status changed (`notifications/tasks/status`). */
+  readonly onTaskStatus?: (taskId: string) => void;
+}
+
+/** What one request about a task is sent with. */
+export interface TaskRequestOptions {
+  readonly timeoutMs: number;
+  readonly signal?: AbortSignal;
 }
 
 /** What one tool call sends. */
@@ -71,6 +87,9 @@ export class McpServerConnection {
     const connection = new McpServerConnection(client, server, options);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       if (connection.#open) options.onToolsChanged();
+    });
+    client.setNotificationHandler(TaskStatusNotificationSchema, (notification) => {
+      if (connection.#open) options.onTaskStatus?.(notification.params.taskId);
     });
     client.onclose = () => connection.#closed();
     client.onerror = (error) => connection.#transportError(error);
@@ -126,6 +145,73 @@ export class McpServerConnection {
           ...(message === undefined ? {} : { message }),
         }),
     }) as Promise<CallToolResult>;
+  }
+
+  /**
+   * Sends `tools/call` with task augmentation (the SDK's experimental `callToolStream`) and
+   * resolves with the task the server created, without waiting for it to finish: the caller
+   * watches it with `getTask` and `getTaskResult`. Aborting `signal` before then sends
+   * `notifications/cancelled`. Rejects with the SDK's error (an `McpError` with its code).
+   */
+  async startTask(request: Omit<CallRequest, 'onProgress'>): Promise<Task> {
+    const stream = this.#client.experimental.tasks.callToolStream(
+      { name: request.name, arguments: request.arguments, _meta: request.meta },
+      CallToolResultSchema,
+      { task: {}, signal: request.signal, timeout: request.timeoutMs },
+    );
+    try {
+      const { value: first } = await stream.next();
+      if (first?.type === 'taskCreated') return first.task;
+      if (first?.type === 'error') throw first.error;
+      throw new Error(`the server answered the task-augmented tools/call with ${first?.type ?? 'nothing'}, not a task`);
+    } finally {
+      // Stops the stream's own polling: the caller watches the task.
+      await stream.return(undefined);
+    }
+  }
+
+  /** `tasks/get`: the task's status now. Rejects as the SDK does (the server's JSON-RPC error, a timeout). */
+  getTask(taskId: string, options: TaskRequestOptions): Promise<GetTaskResult> {
+    return this.#linked(options, (signal) =>
+      this.#client.experimental.tasks.getTask(taskId, { timeout: options.timeoutMs, signal }),
+    );
+  }
+
+  /** `tasks/result`: the result of a task that ended, as a `tools/call` result. */
+  getTaskResult(taskId: string, options: TaskRequestOptions): Promise<CallToolResult> {
+    return this.#linked(
+      options,
+      (signal) =>
+        this.#client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema, {
+          timeout: options.timeoutMs,
+          signal,
+        }) as Promise<CallToolResult>,
+    );
+  }
+
+  /** `tasks/cancel`, best effort: never rejects. */
+  async cancelTask(taskId: string, options: TaskRequestOptions): Promise<void> {
+    await this.#linked(options, (signal) =>
+      this.#client.experimental.tasks.cancelTask(taskId, { timeout: options.timeoutMs, signal }),
+    ).catch(() => {});
+  }
+
+  /**
+   * Runs `request` with a signal of its own that aborts with `options.signal` or when the toolset
+   * closes, unlinked once it is over: the SDK never lets go of a signal it is given, and a task is
+   * asked about again and again.
+   */
+  async #linked<T>(options: TaskRequestOptions, request: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const controller = new AbortController();
+    const sources = [this.#options.signal, ...(options.signal === undefined ? [] : [options.signal])];
+    const aborted = sources.find((signal) => signal.aborted);
+    if (aborted !== undefined) controller.abort(aborted.reason);
+    const unlink = sources.map((signal) => onAbort(signal, () => controller.abort(signal.reason)));
+    try {
+      return await request(controller.signal);
+    } finally {
+      for (const stop of unlink) stop();
+    }
   }
 
   /**
@@ -188,8 +274,16 @@ export class McpServerConnection {
   }
 }
 
-/** Whether `cause` is the server's JSON-RPC error answer (so the server is there), not a timeout or a closed connection. */
+/** The HTTP status of a Streamable HTTP request for a session the server no longer has: start a new one. */
+const SESSION_NOT_FOUND = 404;
+
+/**
+ * Whether `cause` is the server's JSON-RPC error answer (so the server is there), not a timeout, a
+ * closed connection, or an HTTP 404 for a session the server no longer has (it restarted).
+ */
 function isAnswerFromServer(cause: unknown): boolean {
   const code = (cause as { code?: unknown } | null)?.code;
-  return typeof code === 'number' && code !== CONNECTION_CLOSED && code !== REQUEST_TIMEOUT;
+  return (
+    typeof code === 'number' && code !== CONNECTION_CLOSED && code !== REQUEST_TIMEOUT && code !== SESSION_NOT_FOUND
+  );
 }

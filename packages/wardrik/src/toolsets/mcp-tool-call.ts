@@ -38,12 +38,7 @@ export async function callMcpTool(call: McpToolCall): Promise<Answer> {
     const result = await connection.callTool({
       name: call.mcpName,
       arguments: call.args,
-      meta: {
-        agent: context.agentName,
-        run: context.runId,
-        principal: context.principal,
-        idempotencyKey: context.idempotencyKey,
-      },
+      meta: callMeta(context),
       signal: controller.signal,
       timeoutMs: call.timeoutMs,
       onProgress: ({ progress, ...rest }) => {
@@ -63,11 +58,25 @@ export async function callMcpTool(call: McpToolCall): Promise<Answer> {
   }
 }
 
-function cancelled(): Answer {
+/** What a call's `_meta` carries: `agent`, `run`, `principal` and `idempotencyKey`. */
+export function callMeta(context: ToolContext): Record<string, unknown> {
+  return {
+    agent: context.agentName,
+    run: context.runId,
+    principal: context.principal,
+    idempotencyKey: context.idempotencyKey,
+  };
+}
+
+export function cancelled(): Answer {
   return error('the call was cancelled', { code: 'cancelled' });
 }
 
-function failedCall(call: McpToolCall, cause: unknown): Answer {
+/**
+ * The answer for a `tools/call` that got no result: `lost` when the server went away or did not
+ * answer in time (it may have run), else the server's refusal or a malformed answer.
+ */
+export function failedCall(call: Omit<McpToolCall, 'context' | 'args'>, cause: unknown): Answer {
   const code = (cause as { code?: unknown } | null)?.code;
   const what = `${call.server}, tool ${call.mcpName}`;
   if (code === REQUEST_TIMEOUT) {
