@@ -1,6 +1,7 @@
 import {
   type Answer,
   type Arguments,
+  type CompleteExternal,
   error,
   OUTSIDE,
   type Tool,
@@ -13,6 +14,8 @@ import { onAbort } from '../runtime/on-abort.js';
 import { acceptMcpListing, rejectionReason } from './mcp-listing.js';
 import { McpServerConnection } from './mcp-server-connection.js';
 import { McpServerUnavailableError } from './mcp-server-unavailable.js';
+import { startMcpTask } from './mcp-task-call.js';
+import { McpTaskWatcher } from './mcp-task-watcher.js';
 import { callMcpTool } from './mcp-tool-call.js';
 import {
   type CheckedMcpToolsetOptions,
@@ -50,6 +53,14 @@ export interface McpToolset extends Toolset {
  *   server and why, and the run leaves the toolset out of that step. A call in flight when the
  *   server went away (or that got no answer in time) answers an error with code `lost`: the run
  *   retries it if the tool is repeatable, else parks it in doubt.
+ * - A tool that needs MCP tasks (`execution.taskSupport: 'required'`) is called with task
+ *   augmentation: it answers `started` as soon as the server created the task, and the run waits
+ *   (a park of kind `external`, handle `NAME:taskId`, deadline the task's ttl) while the toolset
+ *   follows the task (`tasks/get` at the server's poll interval, at once on
+ *   `notifications/tasks/status`) and delivers its result with `completeExternal`. A failed or
+ *   cancelled task, an `isError` result, or a task the server no longer knows is an error the
+ *   model reads. After a restart, `resume` follows the tasks runs still wait for. Tools whose
+ *   tasks are optional are called as any other.
  *
  * Throws `ToolDefinitionError` naming the field if an option is malformed.
  *
@@ -94,11 +105,34 @@ class McpServerToolset implements McpToolset {
   #offered: string | undefined;
   #relisting: Promise<void> | undefined;
   #relistAgain = false;
+  /** The MCP tasks runs wait for, followed until they end. */
+  readonly #tasks: McpTaskWatcher;
 
   constructor(options: CheckedMcpToolsetOptions) {
     this.name = options.name;
     this.#options = options;
     this.#description = `MCP server ${options.name} (${options.serverDescription})`;
+    this.#tasks = new McpTaskWatcher({
+      toolset: options.name,
+      server: `MCP server ${options.name}`,
+      ready: () => this.#ready({ waitForListing: false }),
+      timeoutMs: options.callTimeoutMs,
+      backoff: options.reconnect,
+      log: (message) => options.log(message),
+    });
+  }
+
+  /**
+   * Follows again, after a restart, the MCP tasks runs still wait for (handles `NAME:taskId`),
+   * connecting to the server if need be; returns at once.
+   */
+  resume(waiting: { readonly handles: readonly string[]; readonly completeExternal: CompleteExternal }): void {
+    const prefix = `${this.name}:`;
+    for (const handle of waiting.handles) {
+      if (!handle.startsWith(prefix) || handle.length === prefix.length) continue;
+      this.#tasks.watch({ taskId: handle.slice(prefix.length), handle, completeExternal: waiting.completeExternal });
+    }
+    if (this.#tasks.size > 0) this.#options.log(`${this.#description}: following ${this.#tasks.size} MCP tasks again`);
   }
 
   tools(context: ToolsetContext): readonly Tool<never>[] | Promise<readonly Tool<never>[]> {
@@ -116,6 +150,7 @@ class McpServerToolset implements McpToolset {
     const connection = this.#connection;
     this.#connection = undefined;
     await connection?.close();
+    await this.#tasks.close();
     // A connection being made closes itself once it sees the toolset closed.
     await this.#connecting?.catch(() => {});
   }
@@ -166,6 +201,7 @@ class McpServerToolset implements McpToolset {
         onLost: (reason) => {
           if (adopted !== undefined) this.#lost(adopted, reason);
         },
+        onTaskStatus: (taskId) => this.#tasks.statusChanged(taskId),
       });
       let items: unknown[];
       try {
@@ -243,7 +279,7 @@ class McpServerToolset implements McpToolset {
     const rejected = [...accepted.rejected];
     const tools: Tool<never>[] = [];
     const offered: unknown[] = [];
-    for (const { modelName, listed: each } of accepted.tools) {
+    for (const { modelName, listed: each, task } of accepted.tools) {
       try {
         const built = buildMcpToolsetTool({
           modelName,
@@ -252,7 +288,7 @@ class McpServerToolset implements McpToolset {
           server: this.#options.serverDescription,
           trusted: this.#options.trusted,
           callTimeoutMs: this.#options.callTimeoutMs,
-          run: (args, context) => this.#call(each.name, args, context, built.annotations.timeout),
+          run: (args, context) => this.#call(each.name, args, context, built.annotations.timeout, task),
         });
         tools.push(built as Tool<never>);
         offered.push(each);
@@ -269,7 +305,13 @@ class McpServerToolset implements McpToolset {
     this.#tools = Object.freeze(tools);
   }
 
-  async #call(mcpName: string, args: Arguments, context: ToolContext, timeoutMs: number | undefined): Promise<Answer> {
+  async #call(
+    mcpName: string,
+    args: Arguments,
+    context: ToolContext,
+    timeoutMs: number | undefined,
+    task: boolean,
+  ): Promise<Answer> {
     if (!this.#options.trusted) context.addLabels(OUTSIDE);
     let connection: McpServerConnection;
     try {
@@ -280,13 +322,27 @@ class McpServerToolset implements McpToolset {
       const closed = this.#closed ? 'the toolset was closed' : "it can't be reached now";
       return error(`Unavailable: MCP server ${this.name}: ${closed}; the call was not sent`, { code: 'unavailable' });
     }
-    return callMcpTool({
+    const call = {
       connection,
       server: `MCP server ${this.name}`,
       mcpName,
       args,
       context,
       timeoutMs: timeoutMs ?? this.#options.callTimeoutMs,
+    };
+    if (!task) return callMcpTool(call);
+    return startMcpTask({
+      ...call,
+      toolset: this.name,
+      trusted: this.#options.trusted,
+      watch: (created, handle) =>
+        this.#tasks.watch({
+          taskId: created.taskId,
+          handle,
+          completeExternal: context.completeExternal,
+          mcpName,
+          ...(created.pollInterval === undefined ? {} : { pollIntervalMs: created.pollInterval }),
+        }),
     });
   }
 
