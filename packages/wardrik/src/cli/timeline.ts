@@ -1,4 +1,4 @@
-import type { Park, StoredRecord } from '../journal/records.js';
+import type { Park, StateWrite, StoredRecord } from '../journal/records.js';
 import type { RunDetails } from '../runtime/wardrik.js';
 import { describeCost, describeLabels, describePark, json } from './describe.js';
 import type { HintTarget } from './hint.js';
@@ -44,6 +44,12 @@ export function timeline(run: RunDetails, options: TimelineOptions): string[] {
     const record = stored.record;
     switch (record.type) {
       case 'run-started':
+        if (record.session !== undefined) {
+          const carried = record.labels?.length ? `; carries ${describeLabels(record.labels)} from it` : '';
+          lines.push(
+            `  Session ${record.session}: ${plural(record.history?.length ?? 0, 'earlier message')} seen${carried}`,
+          );
+        }
         lines.push(`  Input: ${json(record.input, 2000)}`);
         break;
       case 'model-step': {
@@ -54,6 +60,9 @@ export function timeline(run: RunDetails, options: TimelineOptions): string[] {
           '',
           paint(style, 'bold', `Step ${record.step} (${record.model}): ${describeCost(record.measures)}${cutOff}`),
         );
+        if (record.tools) lines.push(`  offered: ${record.tools.length ? record.tools.join(', ') : 'no tools'}`);
+        for (const left of record.unavailable ?? []) lines.push(`  left out: toolset ${left.toolset} (${left.reason})`);
+        if (record.labels?.length) lines.push(`  read from state: ${describeLabels(record.labels)}`);
         if (record.text.trim() !== '') lines.push(`  model: ${record.text.replaceAll('\n', '\n         ')}`);
         break;
       }
@@ -66,6 +75,7 @@ export function timeline(run: RunDetails, options: TimelineOptions): string[] {
         lines.push(
           callAnsweredLine(names.get(record.callId) ?? record.callId, record, style, { rule: true, cost: true }),
         );
+        if (record.state?.length) lines.push(`    state: ${record.state.map(describeStateWrite).join('; ')}`);
         break;
       case 'run-parked': {
         parks.push(record.park);
@@ -103,6 +113,11 @@ export function timeline(run: RunDetails, options: TimelineOptions): string[] {
   );
   lines.push(`Labels: ${describeLabels(run.labels)}`);
   return lines;
+}
+
+function describeStateWrite(write: StateWrite): string {
+  const labels = write.labels.length ? ` (labels: ${describeLabels(write.labels)})` : '';
+  return write.deleted ? `deleted ${write.key}` : `${write.key} = ${json(write.value, 120)}${labels}`;
 }
 
 function hintsOf(options: TimelineOptions): { hints?: HintTarget } {
