@@ -105,6 +105,10 @@ describe('/v1/sessions', () => {
       'user',
       'assistant',
     ]);
+    const latest = await api(`/v1/sessions/${id}?messages=2`, { token: tokens.alice });
+    expect(latest.json.messages.map((message: { role: string }) => message.role)).toEqual(['user', 'assistant']);
+    expect(latest.json.earlierMessages).toBe(true);
+    expect((await api(`/v1/sessions/${id}?messages=lots`, { token: tokens.alice })).status).toBe(400);
     const listed = await api('/v1/sessions', { token: tokens.alice });
     expect(listed.json.sessions.map((session: { id: string }) => session.id)).toContain(id);
   });

@@ -249,3 +249,25 @@ describe('sessions', () => {
     );
   });
 });
+
+describe('a long session read back', () => {
+  it('gives its latest messages (reading runs newest first only as far as needed) and says when there are more', async () => {
+    const chat = defineAgent({ name: 'chat', instructions: 'Chat.', model: echoModel([]) });
+    wardrik = await openWardrik(tempDbPath(), [chat]);
+    const session = await wardrik.createSession('chat');
+    for (const text of ['one', 'two', 'three']) await wardrik.run('chat', text, { session: session.id });
+    const all = await wardrik.sessionDetails(session.id);
+    expect(all.messages).toHaveLength(6);
+    expect(all.earlierMessages).toBe(false);
+    const last = await wardrik.sessionDetails(session.id, { messages: 3 });
+    expect(last.messages.map((message) => (message.role === 'user' ? message.content : message.role))).toEqual([
+      'assistant',
+      'three',
+      'assistant',
+    ]);
+    expect(last.earlierMessages).toBe(true);
+    expect(last.runList).toHaveLength(3);
+    expect((await wardrik.sessionDetails(session.id, { messages: 0 })).messages).toEqual([]);
+    await expect(wardrik.sessionDetails(session.id, { messages: -1 })).rejects.toThrow('messages: expected a number');
+  });
+});

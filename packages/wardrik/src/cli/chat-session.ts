@@ -22,9 +22,16 @@ export async function openSession(
 ): Promise<OpenedSession> {
   if (sessionId === undefined) {
     const row = await client.request<SessionRow>('POST', '/v1/sessions', { agent });
-    return { session: { ...row, runList: [], messages: [], state: [], edits: [] }, created: true };
+    return {
+      session: { ...row, runList: [], messages: [], earlierMessages: false, state: [], edits: [] },
+      created: true,
+    };
   }
-  const session = await client.request<SessionDetails>('GET', `/v1/sessions/${encodeURIComponent(sessionId)}`);
+  // The last messages are enough to show where the conversation stands.
+  const session = await client.request<SessionDetails>(
+    'GET',
+    `/v1/sessions/${encodeURIComponent(sessionId)}?messages=100`,
+  );
   if (session.agent !== agent) {
     throw usageError(
       `session ${sessionId} is a conversation with ${session.agent}, not ${agent}: continue it with \`wardrik chat ${session.agent} --session ${sessionId}\``,

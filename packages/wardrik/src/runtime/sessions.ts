@@ -23,8 +23,10 @@ export const TURN_STARTING_MS = 60_000;
 export interface SessionDetails extends SessionRow {
   /** Its runs, oldest first. */
   readonly runList: readonly RunRow[];
-  /** The conversation, each message with the run that added it. */
+  /** The conversation's latest messages (see `messages` of `details`), each with the run that added it. */
   readonly messages: readonly (Message & { readonly runId: string })[];
+  /** Whether earlier messages were left out (the session holds more than were asked for). */
+  readonly earlierMessages: boolean;
   /** The state its next run reads: the session's keys, its principal's `user:` keys and the app's `app:` keys. */
   readonly state: readonly StoredStateValue[];
   /** People's edits of the session's keys, oldest first. */
@@ -96,23 +98,43 @@ export class Sessions {
     return this.#deps.store.listSessions(filter);
   }
 
-  async details(id: string): Promise<SessionDetails> {
+  /**
+   * The session with its runs, the state its next run reads, and its latest `messages` messages
+   * (default 200): runs are read newest first only until that many are found, so a long session
+   * costs what it shows.
+   */
+  async details(id: string, options: { messages?: number } = {}): Promise<SessionDetails> {
+    const wanted = options.messages ?? 200;
+    if (!Number.isInteger(wanted) || wanted < 0) {
+      throw new InvalidInputError(`messages: expected a number of messages (0 or more), got ${String(wanted)}`);
+    }
     const session = await this.get(id);
     const store = this.#deps.store;
     const runIds = await store.sessionRuns(id);
     const runList: RunRow[] = [];
-    const messages: (Message & { runId: string })[] = [];
-    for (const runId of runIds) {
+    let messages: (Message & { runId: string })[] = [];
+    let earlierMessages = false;
+    for (const runId of [...runIds].reverse()) {
       const row = await store.getRun(runId);
       if (!row) continue; // its start never reached the store
-      runList.push(row);
+      runList.unshift(row);
+      if (messages.length >= wanted) {
+        earlierMessages = true; // every run holds its input at least
+        continue;
+      }
       const state = await this.#deps.runState(runId);
-      for (const message of state.messages.slice(state.historyLength)) messages.push({ ...message, runId });
+      const own = state.messages.slice(state.historyLength).map((message) => ({ ...message, runId }));
+      messages = [...own, ...messages];
+    }
+    if (messages.length > wanted) {
+      messages = messages.slice(messages.length - wanted);
+      earlierMessages = true;
     }
     const state = await store.loadState(
       stateScopesOf({ app: session.app, principal: session.principal, sessionId: id }),
     );
-    return { ...session, runList, messages, state, edits: await store.listStateEdits(`session:${id}`) };
+    const edits = await store.listStateEdits(`session:${id}`);
+    return { ...session, runList, messages, earlierMessages, state, edits };
   }
 
   /** Deletes a session whose runs are not going; its runs and their journals stay. */

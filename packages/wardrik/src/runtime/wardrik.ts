@@ -870,9 +870,9 @@ export class Wardrik {
   }
 
   /** A session with its runs, its conversation and the state its next run reads. */
-  async sessionDetails(id: string): Promise<SessionDetails> {
+  async sessionDetails(id: string, options: { messages?: number } = {}): Promise<SessionDetails> {
     this.#checkUsable();
-    return this.#sessions.details(id);
+    return this.#sessions.details(id, options);
   }
 
   /** Deletes a session and its state (its runs stay). `SessionBusyError` while its run is going. */

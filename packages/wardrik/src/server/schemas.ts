@@ -40,6 +40,19 @@ export const ListSessionsQuery = z
   })
   .strict();
 
+/** GET /v1/sessions/{id} */
+export const SessionDetailsQuery = z
+  .object({
+    messages: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(10_000)
+      .optional()
+      .describe('How many of the latest messages (default 200).'),
+  })
+  .strict();
+
 /** POST /v1/sessions/{id}/state */
 export const EditStateBody = z
   .object({

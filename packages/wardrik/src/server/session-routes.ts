@@ -4,7 +4,7 @@ import type { Action, Principal, Resource } from '../auth/types.js';
 import type { Wardrik } from '../runtime/wardrik.js';
 import type { SessionRow } from '../store/session-store.js';
 import type { Route } from './routes.js';
-import { CreateSessionBody, EditStateBody, ListSessionsQuery } from './schemas.js';
+import { CreateSessionBody, EditStateBody, ListSessionsQuery, SessionDetailsQuery } from './schemas.js';
 import { readBody, readQuery } from './validate.js';
 
 /** What the session routes need of the app. */
@@ -67,13 +67,16 @@ export function sessionRoutes(options: SessionRouteOptions): Route[] {
     {
       method: 'get',
       path: '/v1/sessions/:id',
-      summary: 'A session: its runs, its conversation and the state its next run reads',
+      summary:
+        'A session: its runs, its latest messages (?messages=N, default 200; earlierMessages says if there are more) and the state its next run reads',
       authenticated: true,
+      query: SessionDetailsQuery,
       success: { status: 200, description: 'The session.' },
       handle: async ({ c, principal }) => {
         const id = c.req.param('id') ?? '';
+        const query = readQuery(c, SessionDetailsQuery);
         await sessionFor(principal, id, 'run.read');
-        return c.json(await wardrik.sessionDetails(id));
+        return c.json(await wardrik.sessionDetails(id, query));
       },
     },
     {
