@@ -1,6 +1,6 @@
 import type { Budget, ParkDecision, ParkKind } from '../journal/records.js';
 import { usageError } from './cli-error.js';
-import { type Command, numberOption, type Parsed, stringOption } from './command.js';
+import { type Command, numberOption, type Options, type Parsed, stringOption } from './command.js';
 import { json } from './describe.js';
 
 /** The decisions `wardrik answer` takes, as a person names them. */
@@ -22,6 +22,9 @@ const TAKES: Record<DecisionName, readonly string[]> = {
 };
 
 const OPTIONS = ['reason', 'note', 'value', 'usd', 'tokens', 'steps', 'args', 'remember'] as const;
+
+/** The options a decision takes (all strings), as node:util parseArgs takes them. */
+export const DECISION_OPTIONS: Options = Object.fromEntries(OPTIONS.map((option) => [option, { type: 'string' }]));
 
 /**
  * The decisions a park of each kind takes, as named on the command line. For tool and in_doubt

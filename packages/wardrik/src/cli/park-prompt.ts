@@ -1,5 +1,11 @@
 import type { Park, ParkDecision, ParkKind } from '../journal/records.js';
-import { checkDecisionName, type DecisionName, decisionForPark, decisionsFor } from './answer-decision.js';
+import {
+  checkDecisionName,
+  DECISION_OPTIONS,
+  type DecisionName,
+  decisionForPark,
+  decisionsFor,
+} from './answer-decision.js';
 import { CliError } from './cli-error.js';
 import { type Command, parseCommand } from './command.js';
 import { splitWords } from './words.js';
@@ -49,16 +55,7 @@ const ANSWER_LINE: Command = {
   name: 'chat',
   summary: 'an answer to a park, typed in place',
   usage: '',
-  options: {
-    reason: { type: 'string' },
-    note: { type: 'string' },
-    args: { type: 'string' },
-    remember: { type: 'string' },
-    value: { type: 'string' },
-    usd: { type: 'string' },
-    tokens: { type: 'string' },
-    steps: { type: 'string' },
-  },
+  options: DECISION_OPTIONS,
   run: () => Promise.resolve(0),
 };
 

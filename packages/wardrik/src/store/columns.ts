@@ -1,6 +1,7 @@
 import type { Label, Measures } from '@wardrik/core';
 import { InvalidInputError, ParkAlreadyAnsweredError, RunNeedsAttentionError, StoreError } from '../errors.js';
 import type { JournalRecord, Park, ParkDecision, StoredRecord } from '../journal/records.js';
+import type { ScopedStateWrite } from './session-store.js';
 import type { Lease, ParkRow, RunRow, RunStatus, RunWrite } from './store.js';
 
 /*
@@ -126,15 +127,18 @@ export function serializeWrite(write: RunWrite): SerializedWrite {
     lease: write.lease,
     recordedAnswers: write.recordedAnswers ?? [],
     cancelTaken: write.cancelTaken === true,
-    state: (write.state?.writes ?? []).map(
-      (each): StateColumns => ({
-        scope: each.scope,
-        key: each.key,
-        value: each.deleted ? null : toJson(each.value, `run ${runId} state ${JSON.stringify(each.key)}`),
-        labels: toJson(each.labels, `run ${runId} state ${JSON.stringify(each.key)} labels`),
-      }),
-    ),
+    state: (write.state?.writes ?? []).map((each) => stateColumns(each, `run ${runId} state`)),
     stateAt: write.state?.at ?? 0,
+  };
+}
+
+/** A state write as columns: its value as JSON (null for a deletion), its labels as JSON. */
+export function stateColumns(write: ScopedStateWrite, what = 'state'): StateColumns {
+  return {
+    scope: write.scope,
+    key: write.key,
+    value: write.deleted ? null : toJson(write.value, `${what} ${JSON.stringify(write.key)}`),
+    labels: toJson(write.labels, `${what} ${JSON.stringify(write.key)} labels`),
   };
 }
 

@@ -100,6 +100,17 @@ export interface SessionStore {
   listStateEdits(scope: StateScopeId): Promise<StoredStateEdit[]>;
 }
 
+/** An edit's writes by the scope they touch, in order: each scope's part of the edit is kept with that scope. */
+export function writesByScope(writes: readonly ScopedStateWrite[]): Map<StateScopeId, ScopedStateWrite[]> {
+  const byScope = new Map<StateScopeId, ScopedStateWrite[]>();
+  for (const write of writes) {
+    const list = byScope.get(write.scope);
+    if (list) list.push(write);
+    else byScope.set(write.scope, [write]);
+  }
+  return byScope;
+}
+
 /** The scope a key of a run lives in, or undefined for keys kept in its journal only. */
 export function stateScopeOf(
   key: string,

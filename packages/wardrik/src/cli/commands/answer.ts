@@ -1,5 +1,5 @@
 import type { ParkRow } from '../../store/store.js';
-import { checkDecisionName, decisionForPark } from '../answer-decision.js';
+import { checkDecisionName, DECISION_OPTIONS, decisionForPark } from '../answer-decision.js';
 import { CliError, EXIT } from '../cli-error.js';
 import { WardrikClient } from '../client.js';
 import { COMMON_HELP, type Command, commonOptions, flag, positionals, SERVER_HELP, serverOptions } from '../command.js';
@@ -48,14 +48,7 @@ ${COMMON_HELP}`,
   options: {
     ...commonOptions,
     ...serverOptions,
-    reason: { type: 'string' },
-    note: { type: 'string' },
-    args: { type: 'string' },
-    remember: { type: 'string' },
-    value: { type: 'string' },
-    usd: { type: 'string' },
-    tokens: { type: 'string' },
-    steps: { type: 'string' },
+    ...DECISION_OPTIONS,
     'no-wait': { type: 'boolean' },
   },
   async run(parsed) {

@@ -1,14 +1,15 @@
 import type pg from 'pg';
-import type { StateColumns } from '../columns.js';
-import type {
-  ScopedStateWrite,
-  SessionFilter,
-  SessionRow,
-  StateEdit,
-  StateScopeId,
-  StoredStateEdit,
-  StoredStateValue,
-  TurnClaim,
+import { type StateColumns, stateColumns } from '../columns.js';
+import {
+  type ScopedStateWrite,
+  type SessionFilter,
+  type SessionRow,
+  type StateEdit,
+  type StateScopeId,
+  type StoredStateEdit,
+  type StoredStateValue,
+  type TurnClaim,
+  writesByScope,
 } from '../session-store.js';
 
 /*
@@ -167,9 +168,7 @@ export async function editState(client: pg.ClientBase, edit: StateEdit): Promise
   await transaction(client, async () => {
     const { rows } = await client.query<{ id: string }>("SELECT nextval('state_edit_ids') AS id");
     const id = Number(rows[0]?.id);
-    const byScope = new Map<string, ScopedStateWrite[]>();
-    for (const write of edit.writes) byScope.set(write.scope, [...(byScope.get(write.scope) ?? []), write]);
-    for (const [scope, writes] of byScope) {
+    for (const [scope, writes] of writesByScope(edit.writes)) {
       await client.query(
         'INSERT INTO state_edits (id, scope, at, edited_by, reason, writes) VALUES ($1, $2, $3, $4, $5, $6)',
         [id, scope, edit.at, edit.by, edit.reason, JSON.stringify(writes)],
@@ -177,12 +176,7 @@ export async function editState(client: pg.ClientBase, edit: StateEdit): Promise
     }
     await applyState(
       client,
-      edit.writes.map((write) => ({
-        scope: write.scope,
-        key: write.key,
-        value: write.deleted ? null : JSON.stringify(write.value),
-        labels: JSON.stringify(write.labels),
-      })),
+      edit.writes.map((write) => stateColumns(write)),
       edit.at,
       `person:${edit.by}`,
     );

@@ -1,14 +1,15 @@
 import type Database from 'better-sqlite3';
-import type { StateColumns } from '../columns.js';
-import type {
-  ScopedStateWrite,
-  SessionFilter,
-  SessionRow,
-  StateEdit,
-  StateScopeId,
-  StoredStateEdit,
-  StoredStateValue,
-  TurnClaim,
+import { type StateColumns, stateColumns } from '../columns.js';
+import {
+  type ScopedStateWrite,
+  type SessionFilter,
+  type SessionRow,
+  type StateEdit,
+  type StateScopeId,
+  type StoredStateEdit,
+  type StoredStateValue,
+  type TurnClaim,
+  writesByScope,
 } from '../session-store.js';
 
 interface SessionColumns {
@@ -151,18 +152,11 @@ export function prepareSessions(database: Database.Database): SqliteSessions {
     loadState: (scopes) => scopes.flatMap((scope) => valuesOf.all(scope).map(stateValueFrom)),
     editState: database.transaction((edit: StateEdit): void => {
       const id = (nextEdit.get() as { id: number }).id;
-      const byScope = new Map<string, ScopedStateWrite[]>();
-      for (const write of edit.writes) byScope.set(write.scope, [...(byScope.get(write.scope) ?? []), write]);
-      for (const [scope, writes] of byScope) {
+      for (const [scope, writes] of writesByScope(edit.writes)) {
         insertEdit.run(id, scope, edit.at, edit.by, edit.reason, JSON.stringify(writes));
       }
       apply(
-        edit.writes.map((write) => ({
-          scope: write.scope,
-          key: write.key,
-          value: write.deleted ? null : JSON.stringify(write.value),
-          labels: JSON.stringify(write.labels),
-        })),
+        edit.writes.map((write) => stateColumns(write)),
         edit.at,
         `person:${edit.by}`,
       );
