@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JOURNAL_VERSION, type JournalRecord } from '../src/journal/records.js';
+import { sqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import type { RunRow, Store } from '../src/store/store.js';
+import { tempDbPath } from './helpers.js';
 import { storeFactories } from './store-factories.js';
 
 const session = { agent: 'support', app: 'shop', principal: 'alice', createdAt: 1000, updatedAt: 1000, runs: 0 };
@@ -202,6 +204,31 @@ describe.each(storeFactories)('$name: state writes in one batch', ({ open }) => 
         { key: 'app:gone', value: 'back', labels: ['outside'], updatedBy: 'r2' },
         { key: 'app:y', value: 2, labels: [], updatedBy: 'r2' },
       ]);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('SqliteStore: reading state', () => {
+  it('commits the queue first only when state writes wait in it (every run reads its state once)', async () => {
+    const store = sqliteStore(tempDbPath());
+    try {
+      await store.migrate();
+      await store.write({ runId: 'r1', records: [{ runId: 'r1', seq: 1, record: started() }] }, { durable: false });
+      const before = store.stats().flushes;
+      expect(await store.loadState(['app:shop'])).toEqual([]);
+      expect(store.stats().flushes).toBe(before); // nothing to wait for: no commit (no fsync) for the read
+      await store.write(
+        {
+          runId: 'r1',
+          records: [],
+          state: { at: 1, writes: [{ scope: 'app:shop', key: 'app:x', value: 1, labels: [] }] },
+        },
+        { durable: false },
+      );
+      expect((await store.loadState(['app:shop'])).map((each) => each.value)).toEqual([1]);
+      expect(store.stats().flushes).toBe(before + 1);
     } finally {
       await store.close();
     }
