@@ -45,7 +45,11 @@ function translator(translate: ReturnType<typeof translateTool>) {
 
 /** The run once it has ended (`wait` answers at once while it is parked). */
 async function ended(runId: string) {
-  await until(async () => ['completed', 'failed', 'cancelled'].includes((await wardrik!.getRunSummary(runId)).status));
+  // A generous bound: only a run that never ends fails here, however slow the machine.
+  await until(
+    async () => ['completed', 'failed', 'cancelled'].includes((await wardrik!.getRunSummary(runId)).status),
+    120_000,
+  );
   return wardrik!.wait(runId);
 }
 

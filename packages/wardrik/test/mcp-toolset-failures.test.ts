@@ -262,12 +262,10 @@ describe('a server that cannot be started or reached', () => {
     });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 200);
-    const started = Date.now();
     const failure = await rejection(toolset.tools(toolsetContext(controller.signal)));
     expect(failure.message).toMatch(
       /^MCP server slow \(.* -e "setInterval\(\(\) => \{\}, 1000\)"\): still connecting$/,
     );
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it('a nonsense listing: the usable tools stay, the rest are left out with why; nonsense answers are errors', async () => {

@@ -173,7 +173,6 @@ describe.each(transports)('server-everything over %s', (_transport, options) => 
   it('cancels a call when its signal aborts', async () => {
     const tools = await toolset.tools(toolsetContext());
     const controller = new AbortController();
-    const started = Date.now();
     const answer = await call(
       tools,
       { id: 'c1.0', name: 'everything__trigger-long-running-operation', arguments: { duration: 10, steps: 20 } },
@@ -183,7 +182,6 @@ describe.each(transports)('server-everything over %s', (_transport, options) => 
       }),
     );
     expect(answer).toMatchObject({ type: 'error', code: 'cancelled' });
-    expect(Date.now() - started).toBeLessThan(5_000);
     // The connection is still good.
     const after = await call(
       tools,
@@ -199,7 +197,6 @@ describe.each(transports)('server-everything over %s', (_transport, options) => 
       const tools = await quick.tools(toolsetContext());
       const long = find(tools, 'everything__trigger-long-running-operation');
       expect(long.annotations.timeout).toBe(300);
-      const started = Date.now();
       const answer = await call(
         tools,
         { id: 'c1.0', name: long.name, arguments: { duration: 5, steps: 5 } },
@@ -210,7 +207,6 @@ describe.each(transports)('server-everything over %s', (_transport, options) => 
       expect(answer.reason).toMatch(
         /^Lost: MCP server everything, tool trigger-long-running-operation: no answer within 300 ms; the call may have run$/,
       );
-      expect(Date.now() - started).toBeLessThan(4_000);
     } finally {
       await quick.close();
     }
@@ -246,7 +242,6 @@ describe('server-everything over Streamable HTTP, going away', () => {
       expect(tools.length).toBeGreaterThan(5);
       // Killed mid-call: its streams break, it answers no ping, and the call is lost.
       let killed = false;
-      const started = Date.now();
       const answer = await call(
         tools,
         { id: 'c1.0', name: 'remote__trigger-long-running-operation', arguments: { duration: 30, steps: 60 } },
@@ -258,7 +253,6 @@ describe('server-everything over Streamable HTTP, going away', () => {
         }),
       );
       expect(answer).toMatchObject({ type: 'error', code: 'lost' });
-      expect(Date.now() - started).toBeLessThan(10_000);
       expect(logged.join('\n')).toMatch(/MCP server remote \(.*\): connection lost: it stopped answering/);
 
       // A call now is not sent: the server can't be reached.

@@ -102,7 +102,7 @@ describe('sessions across nodes on PostgreSQL', () => {
     await expect(b.start('clerk', 'hello', { session: session.id })).rejects.toThrow(SessionBusyError);
     const held = parked.parks[0]!;
     await b.answerPark(held.id, { type: 'retry' }, { callHash: held.callHash });
-    await until(async () => (await b.getRunSummary(parked.runId)).status === 'completed', 10_000);
+    await until(async () => (await b.getRunSummary(parked.runId)).status === 'completed', 120_000);
     const started = await Promise.allSettled([
       a.start('clerk', 'one', { session: session.id }),
       b.start('clerk', 'two', { session: session.id }),
