@@ -1,5 +1,7 @@
+import { type ArtifactSource, ArtifactsView, type ToolArtifacts } from './artifacts.js';
 import { type Label, mergeLabels } from './labels.js';
 import { addMeasures, checkMeasure, type Measures } from './measures.js';
+import { type MemorySource, MemoryView, type ToolMemory } from './memory.js';
 import { type StateChange, type StateSource, StateView, type ToolState } from './state.js';
 
 /**
@@ -71,10 +73,27 @@ export interface ToolContext {
    * an MCP task being watched). The same as the runtime's `completeExternal`.
    */
   readonly completeExternal: CompleteExternal;
+  /**
+   * Memories of earlier conversations of this principal with this agent's app (see `ToolMemory`):
+   * what a memory carries (`outside`) is added to this call's answer.
+   */
+  readonly memory: ToolMemory;
+  /**
+   * This session's artifacts, and the principal's (`user:` names): named files, each save a new
+   * version (see `ToolArtifacts`). They carry labels like answers do.
+   */
+  readonly artifacts: ToolArtifacts;
 }
 
-/** The result of work a long-running tool started: its value, or why it failed. */
-export type ExternalOutcome = { readonly value: unknown } | { readonly error: string };
+/**
+ * The result of work a long-running tool started: its value, or why it failed; with what the work
+ * cost (`measures`, added to the run's) and labels its result carries besides those its `started`
+ * answer named (e.g. `outside` for text fetched on the way).
+ */
+export type ExternalOutcome = ({ readonly value: unknown } | { readonly error: string }) & {
+  readonly labels?: readonly Label[];
+  readonly measures?: Measures;
+};
 
 /** Delivers the result of the work `handle` names to the run waiting for it. */
 export type CompleteExternal = (handle: string, outcome: ExternalOutcome) => Promise<void>;
@@ -116,6 +135,12 @@ export interface ContextOptions {
   readonly onProgress?: (progress: Progress) => void;
   /** Delivers results of long-running work (the runtime's `completeExternal`). */
   readonly completeExternal?: CompleteExternal;
+  /** The memory service, scoped to the run (none: `memory.search` rejects, saying so). */
+  readonly memory?: MemorySource;
+  /** The artifact service, scoped to the run (none: `artifacts` calls reject, saying so). */
+  readonly artifacts?: ArtifactSource;
+  /** Labels what the call saves carries beyond the run's and the call's (the tool's `labels` annotation). */
+  readonly toolLabels?: readonly Label[];
 }
 
 const neverAborted = new AbortController().signal;
@@ -140,6 +165,8 @@ export class CallContext implements ToolContext {
   #privates: Map<unknown, unknown>;
   #onProgress: ((progress: Progress) => void) | undefined;
   readonly completeExternal: CompleteExternal;
+  readonly memory: MemoryView;
+  readonly artifacts: ArtifactsView;
 
   constructor(options: ContextOptions) {
     this.runId = options.runId;
@@ -160,6 +187,15 @@ export class CallContext implements ToolContext {
     if (options.approval) this.approval = options.approval;
     this.#onProgress = options.onProgress;
     this.completeExternal = options.completeExternal ?? noRuntime;
+    const onRead = (labels: readonly Label[]) => {
+      this.#added.push(...labels);
+    };
+    this.memory = new MemoryView(options.memory, onRead);
+    const toolLabels = options.toolLabels ?? [];
+    this.artifacts = new ArtifactsView(options.artifacts, {
+      labels: () => mergeLabels(this.labels, toolLabels),
+      onRead,
+    });
   }
 
   get agentName(): string {

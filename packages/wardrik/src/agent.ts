@@ -3,6 +3,7 @@ import { AgentDefinitionError } from './errors.js';
 import type { Budget } from './journal/records.js';
 import type { Message, Model, ModelToolDefinition } from './model/model.js';
 import { modelToolName } from './model/tool-name.js';
+import type { AgentCallbacks } from './runtime/callbacks.js';
 import { hasTemplates } from './runtime/instructions.js';
 import { checkPolicy, type Policy } from './runtime/policy.js';
 
@@ -44,7 +45,17 @@ export interface AgentOptions {
   readonly appState?: 'read' | 'write';
   /** How much of a session's conversation its next run sees. */
   readonly history?: HistoryOptions;
-  // A later issue adds here: `subAgents` (TransferToAgent).
+  /**
+   * Agents this one may hand the run to: the model is offered `transfer_to_agent` with their names
+   * and descriptions, and a transfer continues the run under the agent named (its instructions,
+   * model, tools and policy; the run's labels, cost and budget carry on). Each sub-agent may hand
+   * the run back to this one unless it sets `disallowTransferToParent`. An agent has one parent.
+   */
+  readonly subAgents?: readonly Agent[];
+  /** Don't offer a transfer back to the agent that has this one among its `subAgents`. */
+  readonly disallowTransferToParent?: boolean;
+  /** `beforeModel`, `afterModel`, `beforeTool`, `afterTool` (see `AgentCallbacks`). */
+  readonly callbacks?: AgentCallbacks;
 }
 
 /**
@@ -95,6 +106,9 @@ export interface Agent {
   readonly history: { readonly maxMessages: number; readonly summarize?: HistoryOptions['summarize'] };
   /** Whether the instructions name state (`{key}`): they are rendered before every step. */
   readonly templated: boolean;
+  readonly subAgents: readonly Agent[];
+  readonly disallowTransferToParent: boolean;
+  readonly callbacks: AgentCallbacks;
 }
 
 /**
@@ -177,7 +191,43 @@ export function defineAgent(options: AgentOptions): Agent {
     appState: checkedAppState(options.appState, name),
     history: checkedHistory(options.history, name),
     templated: hasTemplates(instructions),
+    subAgents: checkedSubAgents(options.subAgents, name),
+    disallowTransferToParent: options.disallowTransferToParent === true,
+    callbacks: checkedCallbacks(options.callbacks, name),
   });
+}
+
+function checkedSubAgents(subAgents: unknown, name: string): readonly Agent[] {
+  if (subAgents === undefined) return [];
+  if (!Array.isArray(subAgents)) throw new AgentDefinitionError(`agent ${name}: subAgents must be an array of agents`);
+  const names = new Set<string>();
+  for (const [index, each] of subAgents.entries()) {
+    if (typeof each !== 'object' || each === null || typeof each.name !== 'string' || !each.model) {
+      throw new AgentDefinitionError(`agent ${name}: subAgents[${index}] is not an agent; build it with defineAgent()`);
+    }
+    if (each.name === name) throw new AgentDefinitionError(`agent ${name}: an agent can't be its own sub-agent`);
+    if (names.has(each.name)) throw new AgentDefinitionError(`agent ${name}: two sub-agents are named ${each.name}`);
+    names.add(each.name);
+  }
+  return [...subAgents];
+}
+
+const CALLBACKS = ['beforeModel', 'afterModel', 'beforeTool', 'afterTool'];
+
+function checkedCallbacks(callbacks: unknown, name: string): AgentCallbacks {
+  if (callbacks === undefined) return {};
+  if (typeof callbacks !== 'object' || callbacks === null) {
+    throw new AgentDefinitionError(`agent ${name}: callbacks must be an object such as { beforeTool }`);
+  }
+  for (const [key, value] of Object.entries(callbacks)) {
+    if (!CALLBACKS.includes(key)) {
+      throw new AgentDefinitionError(`agent ${name}: callbacks.${key} is unknown (expected ${CALLBACKS.join(', ')})`);
+    }
+    if (value !== undefined && typeof value !== 'function') {
+      throw new AgentDefinitionError(`agent ${name}: callbacks.${key} must be a function`);
+    }
+  }
+  return { ...(callbacks as AgentCallbacks) };
 }
 
 function checkedToolsets(toolsets: unknown, name: string): readonly Toolset[] {

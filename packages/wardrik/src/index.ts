@@ -1,4 +1,21 @@
 export { type Agent, type AgentOptions, defineAgent, type HistoryOptions } from './agent.js';
+export { type AgentToolOptions, agentTool } from './agents/agent-tool.js';
+export { MAX_TRANSFERS, TRANSFER_TOOL } from './agents/transfer.js';
+export {
+  type LoopStep,
+  loopAgent,
+  parallelAgent,
+  sequentialAgent,
+  type WorkflowOptions,
+} from './agents/workflow-agents.js';
+export { type LoadArtifactsOptions, loadArtifacts, loadArtifactsTool } from './artifacts/load-artifacts-tool.js';
+export { isTextual, MAX_ARTIFACT_NAME_LENGTH, normalizeMediaType } from './artifacts/names.js';
+export {
+  type ArtifactService,
+  type ArtifactUpload,
+  DEFAULT_MAX_ARTIFACT_BYTES,
+  RuntimeArtifacts,
+} from './artifacts/runtime-artifacts.js';
 export {
   type Authentication,
   AuthService,
@@ -14,6 +31,8 @@ export { CONFIG_FILE_NAMES, findConfigFile, type LoadedConfig, loadConfig } from
 export {
   AgentDefinitionError,
   AgentNotFoundError,
+  ArtifactNotFoundError,
+  ArtifactTooLargeError,
   InvalidInputError,
   InvalidParkAnswerError,
   LeaseLostError,
@@ -37,6 +56,7 @@ export {
   JOURNAL_VERSION,
   type JournalRecord,
   type JournalRecordType,
+  type ParentLink,
   type Park,
   type ParkDecision,
   type ParkedCall,
@@ -44,6 +64,20 @@ export {
   type StateWrite,
   type StoredRecord,
 } from './journal/records.js';
+export type { EmbedFunction } from './memory/embeddings.js';
+export { type LoadMemoryOptions, loadMemory, loadMemoryTool } from './memory/load-memory-tool.js';
+export {
+  DEFAULT_MEMORY_RESULTS,
+  MAX_MEMORY_RESULTS,
+  type MemoryEntry,
+  type MemorySearchRequest,
+  type MemoryService,
+  type SessionContent,
+  type StoreMemoryOptions,
+  storeMemory,
+} from './memory/memory-service.js';
+export { type MemorySearch, RuntimeMemory } from './memory/runtime-memory.js';
+export { MAX_MEMORY_QUERY_LENGTH, MAX_MEMORY_QUERY_WORDS } from './memory/words.js';
 export {
   type AiSdkLanguageModel,
   type AiSdkModelOptions,
@@ -80,6 +114,7 @@ export {
   usdFor,
 } from './model/prices.js';
 export type { RetryPolicy } from './runtime/backoff.js';
+export type { AgentCallbacks, CallbackCall, CallbackName, CallbackRun } from './runtime/callbacks.js';
 export {
   isJournaled,
   type JournaledEvent,
@@ -97,6 +132,7 @@ export {
   type PolicyRule,
   type Verdict,
 } from './runtime/policy.js';
+export type { ArtifactOptions, MemoryOptions } from './runtime/services.js';
 export type { SessionDetails, StateChanges } from './runtime/sessions.js';
 export {
   type AnswerOptions,
@@ -125,9 +161,16 @@ export type {
 export { SqliteStore, sqliteStore } from './store/sqlite/sqlite-store.js';
 export type {
   Allowance,
+  ArtifactSave,
+  ArtifactScopeId,
+  ArtifactStore,
   AuthStore,
+  FoundMemory,
   Lease,
   LeaseTerms,
+  MemoryFilter,
+  MemoryIndex,
+  MemoryQuery,
   ParkAnswerWrite,
   ParkFilter,
   ParkRow,
@@ -140,6 +183,7 @@ export type {
   RunStore,
   RunWrite,
   Store,
+  StoredMemory,
 } from './store/store.js';
 export type {
   Heartbeat,

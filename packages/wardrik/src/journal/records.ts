@@ -6,9 +6,11 @@ import type { Message, ModelToolCall, Usage } from '../model/model.js';
  * 2 added sessions (`run-started`'s `session`, `history`, `labels`), state writes
  * (`call-answered`'s `state`), and what a model step was offered (`model-step`'s `tools`,
  * `labels`, `unavailable`): a Wardrik that reads only version 1 must not take such a run for one
- * without them.
+ * without them. 3 added agents handing runs to each other and child runs (`agent-transferred`,
+ * `child-run-started`, `run-started`'s `parent`, `model-step`'s `agent`), and callbacks
+ * (`call-changed`, `model-step`'s `callback`).
  */
-export const JOURNAL_VERSION = 2;
+export const JOURNAL_VERSION = 3;
 
 /** Limits that park a run with kind `budget` when reached. */
 export interface Budget {
@@ -72,14 +74,23 @@ export interface Park {
  * - `stop`: (budget parks) end the run as failed.
  */
 export type ParkDecision =
-  | { readonly type: 'answer'; readonly value: unknown }
+  | ({ readonly type: 'answer'; readonly value: unknown } & CarriedByResult)
   | { readonly type: 'retry'; readonly note?: string }
-  | { readonly type: 'fail'; readonly reason?: string }
+  | ({ readonly type: 'fail'; readonly reason?: string } & CarriedByResult)
   | { readonly type: 'approve'; readonly note?: string; readonly remember?: 'run' | 'agent' }
   | { readonly type: 'deny'; readonly reason?: string }
   | { readonly type: 'edit'; readonly arguments: Record<string, unknown>; readonly note?: string }
   | { readonly type: 'raise-budget'; readonly budget: Budget }
   | { readonly type: 'stop'; readonly reason?: string };
+
+/**
+ * What the result of external work brings besides its value (see `ExternalOutcome`): set by
+ * Wardrik when it delivers such a result (a child run's labels and cost), never by a person's answer.
+ */
+export interface CarriedByResult {
+  readonly labels?: readonly Label[];
+  readonly measures?: Measures;
+}
 
 /** How a run ended. */
 export type EndStatus = 'completed' | 'failed' | 'cancelled';
@@ -108,8 +119,19 @@ export interface RunStartedRecord extends Base {
    * first): journaled so that the run is rebuilt from its own journal alone.
    */
   readonly history?: readonly Message[];
-  /** The labels the run starts with: those the session's previous run ended with. */
+  /**
+   * The labels the run starts with: those the session's previous run ended with, or for a child
+   * run those its parent carried when it called the child.
+   */
   readonly labels?: readonly Label[];
+  /** For a child run (an agent called as a tool, a workflow's step): the run and call that started it. */
+  readonly parent?: ParentLink;
+}
+
+/** The run and call a child run was started by. */
+export interface ParentLink {
+  readonly runId: string;
+  readonly callId: string;
 }
 
 /** The model answered: text and the calls it asked for, named by Wardrik. */
@@ -129,6 +151,36 @@ export interface ModelStepRecord extends Base {
   readonly labels?: readonly Label[];
   /** Toolsets left out of this step, and why (they threw or took too long). */
   readonly unavailable?: readonly { readonly toolset: string; readonly reason: string }[];
+  /** The agent that spoke, when it is not the run's own (the run was transferred to it). */
+  readonly agent?: string;
+  /** The agent's callback that made or changed this answer instead of the model (`beforeModel`, `afterModel`). */
+  readonly callback?: 'beforeModel' | 'afterModel';
+}
+
+/** An agent's `beforeTool` callback changed a call's arguments before the policy judged it. */
+export interface CallChangedRecord extends Base {
+  readonly type: 'call-changed';
+  readonly callId: string;
+  readonly arguments: unknown;
+  readonly by: 'beforeTool';
+}
+
+/** The model handed the run to another agent (`transfer_to_agent`): the run goes on under `to`. */
+export interface AgentTransferredRecord extends Base {
+  readonly type: 'agent-transferred';
+  readonly callId: string;
+  readonly from: string;
+  readonly to: string;
+  /** Why, as the model said. */
+  readonly reason?: string;
+}
+
+/** A call of an agent used as a tool started a child run: its answer is the child's final answer. */
+export interface ChildRunStartedRecord extends Base {
+  readonly type: 'child-run-started';
+  readonly callId: string;
+  readonly childRunId: string;
+  readonly agent: string;
 }
 
 /** A call's intent, written before the tool is invoked. */
@@ -201,8 +253,11 @@ export interface RunEndedRecord extends Base {
 export type JournalRecord =
   | RunStartedRecord
   | ModelStepRecord
+  | CallChangedRecord
   | CallStartedRecord
   | CallAnsweredRecord
+  | AgentTransferredRecord
+  | ChildRunStartedRecord
   | RunParkedRecord
   | ParkAnsweredRecord
   | LabelsReleasedRecord

@@ -11,7 +11,7 @@ import {
 } from '@wardrik/core';
 import type { Message, ModelToolCall } from '../model/model.js';
 import type { RunStatus } from '../store/store.js';
-import type { Budget, JournalRecord, Park, ParkDecision, StoredRecord } from './records.js';
+import type { Budget, JournalRecord, ParentLink, Park, ParkDecision, StoredRecord } from './records.js';
 
 /** Where one call of the current step stands. */
 export type CallStatus = 'requested' | 'started' | 'parked' | 'to-run' | 'answered';
@@ -40,6 +40,8 @@ export interface CallState {
   parkId?: string;
   /** Set when a person answered this call's park with `retry`. */
   approval?: Approval;
+  /** Set once the agent's `beforeTool` callback has seen the call (it changed its arguments, or let it be). */
+  changedBy?: 'beforeTool';
 }
 
 /** A park as the run sees it. */
@@ -51,7 +53,18 @@ export interface ParkState extends Park {
 /** A run, as rebuilt from its journal alone. */
 export interface RunState {
   readonly runId: string;
+  /** The run's own agent (the one it was started with). */
   agent: string;
+  /** The agent the run goes on under now: its own, or the one it was last transferred to. */
+  activeAgent: string;
+  /** The agent that made the latest model step: its calls run under it, even after a transfer among them. */
+  stepAgent: string;
+  /** Transfers so far. */
+  transfers: number;
+  /** For a child run: the run and call that started it. */
+  parent?: ParentLink;
+  /** The child runs this run's calls started, by call id. */
+  children: Map<string, string>;
   principal: string;
   /** Whose `user:` and `app:` state the run reads. */
   app: string;
@@ -98,6 +111,10 @@ export function emptyState(runId: string): RunState {
   return {
     runId,
     agent: '',
+    activeAgent: '',
+    stepAgent: '',
+    transfers: 0,
+    children: new Map(),
     principal: '',
     app: '',
     historyLength: 0,
@@ -145,6 +162,9 @@ export function applyRecord(state: RunState, seq: number, record: JournalRecord)
   switch (record.type) {
     case 'run-started':
       state.agent = record.agent;
+      state.activeAgent = record.agent;
+      state.stepAgent = record.agent;
+      if (record.parent) state.parent = record.parent;
       state.principal = record.principal;
       state.input = record.input;
       state.budget = { ...record.budget };
@@ -161,6 +181,7 @@ export function applyRecord(state: RunState, seq: number, record: JournalRecord)
       return;
     case 'model-step':
       state.steps = record.step;
+      state.stepAgent = record.agent ?? state.agent;
       state.measures = addMeasures(state.measures, record.measures);
       state.messages.push({ role: 'assistant', text: record.text, toolCalls: record.toolCalls });
       state.truncated = record.truncated === true;
@@ -169,6 +190,19 @@ export function applyRecord(state: RunState, seq: number, record: JournalRecord)
       state.calls = state.truncated ? [] : record.toolCalls.map(requestedCall);
       state.callsById = new Map(state.calls.map((call) => [call.callId, call]));
       state.unanswered = state.calls.length;
+      return;
+    case 'call-changed': {
+      const call = findCall(state, record.callId);
+      call.arguments = record.arguments;
+      call.changedBy = record.by;
+      return;
+    }
+    case 'agent-transferred':
+      state.activeAgent = record.to;
+      state.transfers += 1;
+      return;
+    case 'child-run-started':
+      state.children.set(record.callId, record.childRunId);
       return;
     case 'call-started': {
       const call = findCall(state, record.callId);

@@ -2,10 +2,12 @@ import {
   type Answer,
   type Approval,
   type Arguments,
+  type ArtifactSource,
   type CompleteExternal,
   call,
   createContext,
   type Label,
+  type MemorySource,
   type Progress,
   type StateChange,
   type StateSource,
@@ -42,6 +44,27 @@ export interface AttemptInput {
   readonly stateWriteRefusal?: (key: string) => string | undefined;
   /** Delivers results of long-running work. */
   readonly completeExternal?: CompleteExternal;
+  /** The memory service, scoped to the run. */
+  readonly memory?: MemorySource;
+  /** The artifact service, scoped to the run and this call. */
+  readonly artifacts?: ArtifactSource;
+  /** Values the runtime gives the tool on its context, by owning module (`getPrivate`). */
+  readonly privates?: ReadonlyMap<unknown, unknown>;
+}
+
+/** What a call's memory and artifacts are scoped to. */
+export interface CallServicesRequest {
+  readonly runId: string;
+  readonly app: string;
+  readonly principal: string;
+  readonly sessionId: string | undefined;
+  readonly idempotencyKey: string;
+}
+
+/** The memory and artifact services of one call. */
+export interface CallServices {
+  readonly memory?: MemorySource;
+  readonly artifacts?: ArtifactSource;
 }
 
 /**
@@ -66,6 +89,10 @@ export async function attemptCall(input: AttemptInput): Promise<Attempt> {
     ...(input.state ? { state: input.state } : {}),
     ...(input.stateWriteRefusal ? { stateWriteRefusal: input.stateWriteRefusal } : {}),
     ...(input.completeExternal ? { completeExternal: input.completeExternal } : {}),
+    ...(input.memory ? { memory: input.memory } : {}),
+    ...(input.artifacts ? { artifacts: input.artifacts } : {}),
+    toolLabels: input.tools.get(input.name)?.annotations.labels ?? [],
+    ...(input.privates ? { privates: input.privates } : {}),
   });
   const answered = call(input.tools, { id: input.callId, name: input.name, arguments: input.arguments }, context).then(
     (answer): Attempt => ({ kind: 'answered', answer, stateChanges: context.stateChanges }),

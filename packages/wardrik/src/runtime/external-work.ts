@@ -13,6 +13,8 @@ export interface ExternalWorkDeps {
   answer(park: Park, decision: ParkDecision, by: string): Promise<void>;
   /** Called with what failed in the background (a deadline answered late, a store read). */
   readonly onError?: (error: unknown) => void;
+  /** Told of the open `external` parks at each look over them (for waits whose result came while no one listened). */
+  readonly onWaiting?: (parks: readonly ParkRow[]) => void;
 }
 
 /** How often open `external` parks are looked over for deadlines set by other nodes (ms). */
@@ -59,6 +61,7 @@ export class ExternalWorkDesk {
       this.#watch(park);
       if (park.handle !== undefined) handles.push(park.handle);
     }
+    this.#deps.onWaiting?.(open);
     this.#rescan ??= setInterval(() => {
       this.scan().catch((error) => this.#deps.onError?.(error));
     }, RESCAN_MS);
@@ -174,18 +177,49 @@ export class ExternalWorkDesk {
 }
 
 function decisionOf(outcome: ExternalOutcome): ParkDecision {
-  return 'error' in outcome ? { type: 'fail', reason: outcome.error } : { type: 'answer', value: outcome.value };
+  const carried = {
+    ...(outcome.labels?.length ? { labels: outcome.labels } : {}),
+    ...(outcome.measures ? { measures: outcome.measures } : {}),
+  };
+  return 'error' in outcome
+    ? { type: 'fail', reason: outcome.error, ...carried }
+    : { type: 'answer', value: outcome.value, ...carried };
 }
 
 function checkOutcome(outcome: unknown): ExternalOutcome {
   if (typeof outcome !== 'object' || outcome === null) {
     throw new InvalidInputError('outcome: expected { value } or { error: reason }');
   }
+  const carried = checkCarried(outcome as ExternalOutcome);
   if ('error' in outcome) {
     const reason = (outcome as { error: unknown }).error;
     if (typeof reason !== 'string' || reason === '') throw new InvalidInputError('outcome.error: expected a reason');
-    return { error: reason };
+    return { error: reason, ...carried };
   }
   if (!('value' in outcome)) throw new InvalidInputError('outcome: expected { value } or { error: reason }');
-  return { value: (outcome as { value: unknown }).value };
+  return { value: (outcome as { value: unknown }).value, ...carried };
+}
+
+/** An outcome's labels (non-empty strings) and measures (finite numbers by unit), checked. */
+function checkCarried(outcome: ExternalOutcome): Pick<ExternalOutcome, 'labels' | 'measures'> {
+  const { labels, measures } = outcome;
+  if (
+    labels !== undefined &&
+    (!Array.isArray(labels) || labels.some((label) => typeof label !== 'string' || label === ''))
+  ) {
+    throw new InvalidInputError('outcome.labels: expected an array of non-empty strings such as ["outside"]');
+  }
+  if (measures !== undefined) {
+    if (typeof measures !== 'object' || measures === null || Array.isArray(measures)) {
+      throw new InvalidInputError('outcome.measures: expected an object of amounts by unit such as { usd: 0.02 }');
+    }
+    for (const [unit, amount] of Object.entries(measures)) {
+      if (typeof amount !== 'number' || !Number.isFinite(amount)) {
+        throw new InvalidInputError(
+          `outcome.measures.${unit}: expected a finite number, got ${JSON.stringify(amount)}`,
+        );
+      }
+    }
+  }
+  return { ...(labels?.length ? { labels: [...labels] } : {}), ...(measures ? { measures: { ...measures } } : {}) };
 }

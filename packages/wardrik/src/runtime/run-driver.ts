@@ -17,8 +17,14 @@ import {
   type Tool,
 } from '@wardrik/core';
 import type { Agent } from '../agent.js';
+import type { AgentDirectory } from '../agents/agent-directory.js';
+import { agentOfTool, CHILD_RUNNER, type ChildRunner } from '../agents/agent-tool.js';
+import { type ChildRunRequest, childRunId } from '../agents/child-runs.js';
+import { isTransferTool, MAX_TRANSFERS, transferRequest } from '../agents/transfer.js';
+import { WorkflowStopped } from '../agents/workflow-agents.js';
 import { LeaseLostError, ModelError, StoreError } from '../errors.js';
 import {
+  type Budget,
   type EndStatus,
   JOURNAL_VERSION,
   type JournalRecord,
@@ -29,12 +35,23 @@ import {
   type StoredRecord,
 } from '../journal/records.js';
 import { applyRecord, type CallState, type RunState, tokensUsed } from '../journal/state.js';
-import type { ModelResponse } from '../model/model.js';
+import type { ModelRequest, ModelResponse } from '../model/model.js';
 import { type ScopedStateWrite, stateScopesOf } from '../store/session-store.js';
 import type { Lease, ParkRow, PendingAnswer, RunRow, RunWrite, Store } from '../store/store.js';
 import { WORKER_TOOL, type WorkerHub, type WorkerToolInfo } from '../workers/worker-hub.js';
-import { attemptCall } from './attempt-call.js';
+import { attemptCall, type CallServices, type CallServicesRequest } from './attempt-call.js';
 import { backoffDelay, type RetryPolicy, sleep } from './backoff.js';
+import {
+  type CallbackCall,
+  CallbackFailure,
+  type CallbackRun,
+  checkedAnswer,
+  checkedArguments,
+  checkedObject,
+  checkedResponse,
+  invokeCallback,
+  toolCallback,
+} from './callbacks.js';
 import { type EventHub, recordEvent } from './events.js';
 import { renderInstructions } from './instructions.js';
 import { onAbort } from './on-abort.js';
@@ -69,6 +86,12 @@ export interface DriverDeps {
   readonly onExternalPark?: (park: Park) => void;
   /** Delivers results of long-running work; tools get it on their context. */
   readonly completeExternal?: CompleteExternal;
+  /** The memory and artifact services a call's context uses, scoped to its run. */
+  readonly callServices?: (call: CallServicesRequest) => CallServices;
+  /** The runtime's agents: whom a run may be transferred to, and the tools added to each. */
+  readonly agents: AgentDirectory;
+  /** Starts (or finds) the child run of a call of an agent tool, and answers the call with how it came out. */
+  readonly runChild: (request: ChildRunRequest) => Promise<Answer>;
 }
 
 /**
@@ -89,7 +112,8 @@ const shutdown = Symbol('shutdown');
  */
 export class RunDriver {
   readonly state: RunState;
-  readonly #agent: Agent;
+  /** The agent the run goes on under now (its own, or the one it was transferred to). */
+  #agent: Agent;
   readonly #deps: DriverDeps;
   /** This node's lease on the run: every write names it (see `RunStore.claimRun`). */
   lease: Lease | undefined;
@@ -97,15 +121,27 @@ export class RunDriver {
   #cancelRequested = false;
   readonly #controller = new AbortController();
   #cancelReason: string | undefined;
-  readonly #tools: ToolResolver;
+  #tools: ToolResolver;
   /** The run's state values, loaded from the store once per driver. */
   #values: Promise<StateValues> | undefined;
+  /** The step whose calls transferred the run (one transfer a step). */
+  #transferStep = -1;
 
+  /** `agent` is the agent the run goes on under now (`state.activeAgent`). */
   constructor(agent: Agent, state: RunState, deps: DriverDeps) {
     this.#agent = agent;
     this.state = state;
     this.#deps = deps;
-    this.#tools = new ToolResolver(agent, deps.workers, deps.toolsetTimeoutMs);
+    this.#tools = this.#resolverFor(agent);
+  }
+
+  #resolverFor(agent: Agent): ToolResolver {
+    return new ToolResolver(
+      agent,
+      this.#deps.workers,
+      this.#deps.toolsetTimeoutMs,
+      this.#deps.agents.addedTools(agent.name),
+    );
   }
 
   get runId(): string {
@@ -150,9 +186,11 @@ export class RunDriver {
             error: `reached maxSteps (${this.state.maxSteps}) without a final answer`,
           });
         }
+        if (this.#agent.name !== this.state.activeAgent) this.#switchTo(this.state.activeAgent);
         const prepared = await this.#prepareStep();
-        const response = await this.#generate(prepared);
-        if (response === undefined) continue;
+        const generated = await this.#generate(prepared);
+        if (generated === undefined) continue;
+        const { response, callback } = generated;
         const step = this.state.steps + 1;
         const offered = prepared.offered;
         const toolsChanged = step === 1 || !sameNames(offered.names, this.state.offeredTools);
@@ -177,6 +215,8 @@ export class RunDriver {
               ...(toolsChanged ? { tools: offered.names } : {}),
               ...(prepared.labels.length ? { labels: prepared.labels } : {}),
               ...(offered.unavailable.length ? { unavailable: offered.unavailable } : {}),
+              ...(this.#agent.name === this.state.agent ? {} : { agent: this.#agent.name }),
+              ...(callback ? { callback } : {}),
             },
           ],
           false,
@@ -190,7 +230,9 @@ export class RunDriver {
       if (LeaseLostError.isInstance(thrown)) return 'lost';
       // The store failed: nothing more can be journaled; the runtime stops and recovery goes on.
       if (StoreError.isInstance(thrown)) throw thrown;
-      if (thrown instanceof RunFailure) return await this.#end('failed', { error: thrown.message });
+      if (thrown instanceof RunFailure || thrown instanceof CallbackFailure) {
+        return await this.#end('failed', { error: thrown.message });
+      }
       if (this.#controller.signal.aborted) return await this.#end('cancelled', { error: this.#cancelReason });
       return await this.#end('failed', { error: `internal error: ${describeReason(thrown)}` });
     }
@@ -279,10 +321,20 @@ export class RunDriver {
     const records: JournalRecord[] = [{ v: JOURNAL_VERSION, at, type: 'park-answered', parkId: park.id, decision, by }];
     const call = park.call ? this.state.callsById.get(park.call.callId) : undefined;
     if (call && decision.type === 'answer') {
-      records.push(this.#answered(call, ok(decision.value, { labels: park.resultLabels ?? [] })));
+      const labels = mergeLabels(park.resultLabels, decision.labels);
+      records.push(
+        this.#answered(
+          call,
+          ok(decision.value, { labels, ...(decision.measures ? { measures: decision.measures } : {}) }),
+        ),
+      );
     } else if (call && park.kind === 'external' && decision.type === 'fail') {
       const reason = `the work it started did not finish: ${decision.reason ?? 'it failed'}`;
-      records.push(this.#answered(call, error(reason, { code: 'external_failed', labels: park.resultLabels ?? [] })));
+      const carried = {
+        labels: mergeLabels(park.resultLabels, decision.labels),
+        ...(decision.measures ? { measures: decision.measures } : {}),
+      };
+      records.push(this.#answered(call, error(reason, { code: 'external_failed', ...carried })));
     } else if (call && (decision.type === 'fail' || decision.type === 'deny')) {
       const reason =
         park.kind === 'approval'
@@ -354,6 +406,17 @@ export class RunDriver {
         return;
       }
     }
+    const fresh = !resumed && !call.approval;
+    if (fresh && call.changedBy === undefined && this.#agent.callbacks.beforeTool) {
+      if (await this.#beforeTool(call, tool)) return;
+    }
+    if (fresh && tool && isTransferTool(tool)) {
+      const refusal = this.#transferRefusal();
+      if (refusal) {
+        await this.#write([this.#answered(call, error(refusal, { code: 'transfer_refused' }))], false);
+        return;
+      }
+    }
     const isRepeatable = resumed ? call.repeatable : tool ? repeatable(tool) : true;
     let rule = call.approval ? 'approved' : resumed ? 'recovered' : undefined;
     if (tool && !call.approval && !resumed) {
@@ -370,6 +433,10 @@ export class RunDriver {
       rule = decision.rule;
     }
     const idempotencyKey = call.idempotencyKey || `${this.runId}:${call.callId}`;
+    const calledAgent = tool ? agentOfTool(tool) : undefined;
+    const privates = calledAgent
+      ? new Map<unknown, unknown>([[CHILD_RUNNER, this.#childRunner(call, idempotencyKey)]])
+      : undefined;
     const { attempts, baseDelayMs, maxDelayMs } = this.#deps.toolRetry;
     let spent = {};
     for (let tries = 1; ; tries++) {
@@ -396,9 +463,10 @@ export class RunDriver {
         name: call.name,
         arguments: call.arguments,
         runId: this.runId,
-        agent: this.state.agent,
+        agent: this.#agent.name,
         principal: this.state.principal,
         idempotencyKey,
+        ...(privates ? { privates } : {}),
         labels: this.state.labels,
         ...(call.approval ? { approval: call.approval } : {}),
         runSignal: this.#controller.signal,
@@ -407,6 +475,13 @@ export class RunDriver {
         state: values,
         stateWriteRefusal: (key) => this.#stateWriteRefusal(key),
         ...(this.#deps.completeExternal ? { completeExternal: this.#deps.completeExternal } : {}),
+        ...this.#deps.callServices?.({
+          runId: this.runId,
+          app: this.state.app,
+          principal: this.state.principal,
+          sessionId: this.state.sessionId,
+          idempotencyKey,
+        }),
       });
       if (outcome.kind === 'cancelled') {
         if (this.#stopping()) return;
@@ -449,6 +524,7 @@ export class RunDriver {
       }
       answer = storableAnswer({ ...answer, measures: spent } as Answer);
       if (call.editedBy) answer = toldOfEdit(answer, call);
+      if (answer.type !== 'park' && this.#agent.callbacks.afterTool) answer = await this.#afterTool(call, tool, answer);
       if (answer.type === 'park') {
         const external = answer.external;
         const parked = await this.#park(
@@ -480,14 +556,173 @@ export class RunDriver {
         ...change,
         labels: mergeLabels(this.state.labels, answer.labels),
       }));
+      const transfer =
+        tool && isTransferTool(tool) && answer.type === 'ok' ? transferRequest(call.arguments) : undefined;
       await this.#write(
-        [{ ...this.#answered(call, answer), ...(writes.length ? { state: writes } : {}) }],
+        [
+          { ...this.#answered(call, answer), ...(writes.length ? { state: writes } : {}) },
+          ...(transfer
+            ? [
+                {
+                  v: JOURNAL_VERSION,
+                  at: this.#deps.now(),
+                  type: 'agent-transferred' as const,
+                  callId: call.callId,
+                  from: this.#agent.name,
+                  ...transfer,
+                },
+              ]
+            : []),
+        ],
         !isRepeatable && this.#deps.durableAnswers,
         writes.length ? { state: storedWrites(writes, this.state) } : {},
       );
       if (writes.length) values.apply(writes);
       return;
     }
+  }
+
+  /** The run goes on under `name` from its next model step (it was transferred there). */
+  #switchTo(name: string): void {
+    const target = this.#deps.agents.get(name);
+    if (!target) throw new RunFailure(`the run was transferred to agent ${name}, which this Wardrik does not run`);
+    this.#agent = target;
+    this.#tools = this.#resolverFor(target);
+  }
+
+  /** Why a transfer call may not transfer the run, or undefined when it may (and then it is the step's one transfer). */
+  #transferRefusal(): string | undefined {
+    if (this.state.transfers >= MAX_TRANSFERS) {
+      return `this run was handed between agents ${this.state.transfers} times already, the most allowed (${MAX_TRANSFERS}): answer without transferring`;
+    }
+    if (this.#transferStep === this.state.steps) {
+      return `this step transferred the run already (one transfer a step): it goes to ${this.state.activeAgent}`;
+    }
+    this.#transferStep = this.state.steps;
+    return undefined;
+  }
+
+  /**
+   * The agent's `beforeTool` callback on a call not yet judged: new arguments are journaled
+   * (`call-changed`) and judged as the call's own; an answer (or a failure of the callback)
+   * answers the call without running it. Resolves to whether the call is answered.
+   */
+  async #beforeTool(call: CallState, tool: Tool<Arguments> | undefined): Promise<boolean> {
+    const agent = this.#agent.name;
+    const beforeTool = this.#agent.callbacks.beforeTool;
+    if (!beforeTool) return false;
+    type Changed = { readonly answer: Answer } | { readonly arguments: Record<string, unknown> };
+    const { result, failure } = await toolCallback('beforeTool', agent, async (): Promise<Changed | undefined> => {
+      const changed = await invokeCallback('beforeTool', agent, beforeTool, {
+        ...this.#callbackRun(),
+        call: callbackCall(call, tool),
+      });
+      if (changed === undefined) return undefined;
+      checkedObject(changed, 'beforeTool', agent, '{ arguments } or { answer }');
+      if ('answer' in changed) return { answer: checkedAnswer(changed.answer, 'beforeTool', agent) };
+      return { arguments: checkedArguments((changed as { arguments: unknown }).arguments, agent) };
+    });
+    if (failure) {
+      await this.#write([this.#answered(call, failure)], false);
+      return true;
+    }
+    if (result && 'answer' in result) {
+      await this.#write([this.#answered(call, storableAnswer(result.answer), 'beforeTool')], false);
+      return true;
+    }
+    if (result) {
+      const changed = journaledArguments(result.arguments);
+      if (changed.invalidArguments !== undefined) {
+        const reason = `the beforeTool callback of agent ${agent} gave arguments that can't be used: ${changed.invalidArguments}`;
+        await this.#write([this.#answered(call, error(reason, { code: 'callback_failed' }))], false);
+        return true;
+      }
+      await this.#write(
+        [
+          {
+            v: JOURNAL_VERSION,
+            at: this.#deps.now(),
+            type: 'call-changed',
+            callId: call.callId,
+            arguments: changed.arguments,
+            by: 'beforeTool',
+          },
+        ],
+        false,
+      );
+    }
+    return false;
+  }
+
+  /**
+   * The agent's `afterTool` callback on a call's answer: what it returns replaces the answer, which
+   * still carries the labels and cost of the real one (a callback cannot wash them away).
+   */
+  async #afterTool(call: CallState, tool: Tool<Arguments> | undefined, answer: Answer): Promise<Answer> {
+    const agent = this.#agent.name;
+    const afterTool = this.#agent.callbacks.afterTool;
+    if (!afterTool) return answer;
+    const { result, failure } = await toolCallback('afterTool', agent, async () => {
+      const changed = await invokeCallback('afterTool', agent, afterTool, {
+        ...this.#callbackRun(),
+        call: callbackCall(call, tool),
+        answer,
+      });
+      if (changed === undefined) return undefined;
+      checkedObject(changed, 'afterTool', agent, '{ answer }');
+      return checkedAnswer((changed as { answer: unknown }).answer, 'afterTool', agent);
+    });
+    const replaced = failure ?? result;
+    if (!replaced) return answer;
+    return storableAnswer({
+      ...replaced,
+      measures: answer.measures,
+      labels: mergeLabels(answer.labels, replaced.labels),
+    } as Answer);
+  }
+
+  /** What a call of an agent tool runs its child with: the child's link is journaled durably first. */
+  #childRunner(call: CallState, idempotencyKey: string): ChildRunner {
+    return async ({ agent, input }) => {
+      let child = this.state.children.get(call.callId);
+      if (child === undefined) {
+        child = childRunId(idempotencyKey);
+        // A barrier: the parent's step and intent reach the disk before the child can act.
+        await this.#write(
+          [
+            {
+              v: JOURNAL_VERSION,
+              at: this.#deps.now(),
+              type: 'child-run-started',
+              callId: call.callId,
+              childRunId: child,
+              agent,
+            },
+          ],
+          true,
+        );
+      }
+      return this.#deps.runChild({
+        childRunId: child,
+        agent,
+        input,
+        parent: { runId: this.runId, callId: call.callId },
+        principal: this.state.principal,
+        labels: [...this.state.labels],
+        budget: this.#budgetLeft(),
+        signal: this.#controller.signal,
+      });
+    };
+  }
+
+  /** What is left of the run's usd and token limits (a child run gets no more). */
+  #budgetLeft(): Budget {
+    const { budget, measures } = this.state;
+    const left = (limit: number, spent: number) => Math.max(limit - spent, Number.EPSILON);
+    return {
+      ...(budget.usd === undefined ? {} : { usd: left(budget.usd, measures.usd ?? 0) }),
+      ...(budget.tokens === undefined ? {} : { tokens: left(budget.tokens, tokensUsed(measures)) }),
+    };
   }
 
   /** The run's state values: loaded from the store the first time they are needed. */
@@ -555,7 +790,7 @@ export class RunDriver {
   #decide(tool: Tool<Arguments>, call: CallState): Decision {
     const facts = callFacts(tool, call.arguments, {
       labels: this.state.labels,
-      agent: this.state.agent,
+      agent: this.#agent.name,
       principal: this.state.principal,
     });
     const decision = decide(facts, [this.#agent.policy, this.#deps.policy]);
@@ -619,16 +854,71 @@ export class RunDriver {
     return undefined;
   }
 
-  async #generate(prepared: { instructions: string; offered: OfferedTools }): Promise<ModelResponse | undefined> {
-    const { attempts } = this.#deps.modelRetry;
-    const signal = this.#controller.signal;
-    const request = {
+  /**
+   * The step's answer: the model's, unless the agent's `beforeModel` callback gave one instead or
+   * its `afterModel` callback replaced it (then `callback` names it). Undefined when the run was
+   * cancelled or stopped meanwhile.
+   */
+  async #generate(prepared: {
+    instructions: string;
+    offered: OfferedTools;
+  }): Promise<{ response: ModelResponse; callback?: 'beforeModel' | 'afterModel' } | undefined> {
+    let request: ModelRequest = {
       step: this.state.steps + 1,
       instructions: prepared.instructions,
       messages: this.state.messages,
       tools: prepared.offered.definitions,
     };
-    const step = this.state.steps + 1;
+    const { beforeModel, afterModel } = this.#agent.callbacks;
+    const agent = this.#agent.name;
+    let callback: 'beforeModel' | 'afterModel' | undefined;
+    let response: ModelResponse | undefined;
+    if (beforeModel) {
+      const changed = await invokeCallback('beforeModel', agent, beforeModel, { ...this.#callbackRun(), request });
+      if (changed !== undefined) {
+        checkedObject(changed, 'beforeModel', agent, '{ request } or { response }');
+        if ('response' in changed) {
+          response = checkedResponse(changed.response, 'beforeModel', agent);
+          callback = 'beforeModel';
+        } else if ('request' in changed) request = changed.request;
+      }
+    }
+    if (response === undefined) {
+      response = await this.#callModel(request);
+      if (response === undefined) return undefined;
+    }
+    if (afterModel) {
+      const changed = await invokeCallback('afterModel', agent, afterModel, {
+        ...this.#callbackRun(),
+        request,
+        response,
+      });
+      if (changed !== undefined) {
+        checkedObject(changed, 'afterModel', agent, '{ response }');
+        response = checkedResponse(changed.response, 'afterModel', agent);
+        callback = 'afterModel';
+      }
+    }
+    return callback ? { response, callback } : { response };
+  }
+
+  /** What callbacks are told of the run. */
+  #callbackRun(): CallbackRun {
+    return {
+      runId: this.runId,
+      agentName: this.#agent.name,
+      principal: this.state.principal,
+      ...(this.state.sessionId === undefined ? {} : { sessionId: this.state.sessionId }),
+      step: this.state.steps + 1,
+      labels: this.state.labels,
+    };
+  }
+
+  /** Asks the model, retrying what may be retried. Undefined when the run was cancelled or stopped meanwhile. */
+  async #callModel(request: ModelRequest): Promise<ModelResponse | undefined> {
+    const { attempts } = this.#deps.modelRetry;
+    const signal = this.#controller.signal;
+    const step = request.step;
     const hub = this.#deps.hub;
     const onTextDelta = (delta: string) => {
       if (hub.hasListeners(this.runId)) {
@@ -640,6 +930,7 @@ export class RunDriver {
         return await raceAbort(this.#agent.model.generate(request, { signal, onTextDelta }), signal);
       } catch (thrown) {
         if (signal.aborted) return undefined;
+        if (thrown instanceof WorkflowStopped) throw new RunFailure(thrown.message);
         if (ModelError.isInstance(thrown) && !(thrown as ModelError).retryable) {
           throw new RunFailure(`the model failed: ${describeReason(thrown)}`);
         }
@@ -823,6 +1114,11 @@ interface WriteExtras {
   readonly recordedAnswers?: readonly string[];
   readonly cancelTaken?: boolean;
   readonly state?: readonly ScopedStateWrite[];
+}
+
+/** A call as the agent's tool callbacks see it. */
+function callbackCall(call: CallState, tool: Tool<Arguments> | undefined): CallbackCall {
+  return { callId: call.callId, name: call.name, arguments: call.arguments, annotations: tool?.annotations ?? {} };
 }
 
 /** The state of a step that reads none (fixed tools, instructions without `{key}`). */

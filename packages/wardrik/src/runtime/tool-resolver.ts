@@ -54,16 +54,29 @@ export class ToolResolver {
   readonly #agent: Agent;
   readonly #workers: WorkerHub | undefined;
   readonly #timeoutMs: number;
+  /** Tools the runtime adds to the agent's own (`transfer_to_agent`), and what the model is offered of them. */
+  readonly #added: ReadonlyMap<string, Tool<Arguments>>;
+  readonly #ownDefinitions: readonly ModelToolDefinition[];
   /** What each toolset returned last, and what was built from it. */
   readonly #built = new Map<Toolset, ToolsetResult>();
   #last: { readonly parts: readonly unknown[]; readonly offered: OfferedTools } | undefined;
   /** The tools of the latest step resolved (for finding a call's tool). */
   #current: OfferedTools | undefined;
 
-  constructor(agent: Agent, workers: WorkerHub | undefined, timeoutMs: number) {
+  constructor(
+    agent: Agent,
+    workers: WorkerHub | undefined,
+    timeoutMs: number,
+    added: ReadonlyMap<string, Tool<Arguments>> = new Map(),
+  ) {
     this.#agent = agent;
     this.#workers = workers;
     this.#timeoutMs = timeoutMs;
+    this.#added = added;
+    this.#ownDefinitions =
+      added.size === 0
+        ? agent.toolDefinitions
+        : [...agent.toolDefinitions, ...[...added].map(([name, each]) => toolDefinition(each, name))];
   }
 
   /** Whether the agent's tools are the same at every step (no toolsets, no workers). */
@@ -81,8 +94,8 @@ export class ToolResolver {
     const agent = this.#agent;
     if (this.fixed) {
       this.#current ??= {
-        definitions: agent.toolDefinitions,
-        names: agent.toolDefinitions.map((each) => each.name),
+        definitions: this.#ownDefinitions,
+        names: this.#ownDefinitions.map((each) => each.name),
         fromToolsets: new Map(),
         unavailable: [],
       };
@@ -124,7 +137,7 @@ export class ToolResolver {
 
   /** The tool a call of `name` runs: local, from this step's toolsets, or offered by workers. */
   find(name: string): Tool<Arguments> | undefined {
-    const local = this.#agent.tools.get(name);
+    const local = this.#agent.tools.get(name) ?? this.#added.get(name);
     if (local) return local;
     const fromToolset = this.#current?.fromToolsets.get(name);
     if (fromToolset) return fromToolset;
@@ -178,7 +191,7 @@ export class ToolResolver {
         continue;
       }
       const name = modelToolName(each.name);
-      if (byName.has(name) || this.#agent.tools.has(name)) {
+      if (byName.has(name) || this.#agent.tools.has(name) || this.#added.has(name)) {
         clashes.push(`its tool ${JSON.stringify(each.name)} has the name of another tool of the agent; left out`);
         continue;
       }
@@ -195,7 +208,7 @@ export class ToolResolver {
     workerTools: ReadonlyMap<string, Tool<Arguments>> | undefined,
     unavailable: { toolset: string; reason: string }[],
   ): OfferedTools {
-    const definitions = [...this.#agent.toolDefinitions];
+    const definitions = [...this.#ownDefinitions];
     const fromToolsets = new Map<string, Tool<Arguments>>();
     for (const [index, result] of results.entries()) {
       for (const [name, each] of result.byName) {
@@ -216,7 +229,9 @@ export class ToolResolver {
       }
     }
     for (const [name, each] of workerTools ?? []) {
-      if (!fromToolsets.has(name) && !this.#agent.tools.has(name)) definitions.push(toolDefinition(each));
+      if (!fromToolsets.has(name) && !this.#agent.tools.has(name) && !this.#added.has(name)) {
+        definitions.push(toolDefinition(each));
+      }
     }
     return { definitions, names: definitions.map((each) => each.name), fromToolsets, unavailable };
   }

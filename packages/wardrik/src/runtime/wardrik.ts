@@ -1,7 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { describeReason, type Label, type Measures } from '@wardrik/core';
+import { addMeasures, describeReason, type Label, type Measures, mergeLabels } from '@wardrik/core';
 import { type Agent, checkBudget } from '../agent.js';
+import { AgentDirectory } from '../agents/agent-directory.js';
+import { type ChildRunRequest, childHandle, childOfHandle, childOutcome, runChild } from '../agents/child-runs.js';
+import type { RuntimeArtifacts } from '../artifacts/runtime-artifacts.js';
 import {
   AgentDefinitionError,
   AgentNotFoundError,
@@ -19,12 +22,15 @@ import {
 import {
   type Budget,
   JOURNAL_VERSION,
+  type ParentLink,
   type ParkDecision,
   type RunEndedRecord,
+  type RunStartedRecord,
   type StoredRecord,
 } from '../journal/records.js';
 import { applyRecord, emptyState, type RunState, rebuildState } from '../journal/state.js';
 import { checkJournal } from '../journal/versions.js';
+import type { RuntimeMemory } from '../memory/runtime-memory.js';
 import type { SessionFilter, SessionRow } from '../store/session-store.js';
 import type { Lease, ParkFilter, ParkRow, RunFilter, RunRow, RunSignal, RunStatus, Store } from '../store/store.js';
 import { type HubOptions, WorkerHub } from '../workers/worker-hub.js';
@@ -38,6 +44,7 @@ import { RestingRuns } from './resting-runs.js';
 import { type DriveOutcome, type DriverDeps, RunDriver } from './run-driver.js';
 import { RunLocks } from './run-locks.js';
 import { RunWaiters } from './run-waiters.js';
+import { type ArtifactOptions, type MemoryOptions, Services } from './services.js';
 import { type SessionDetails, Sessions, type StateChanges } from './sessions.js';
 
 /** How many interrupted runs recovery loads before it starts driving them. */
@@ -97,6 +104,10 @@ export interface WardrikOptions {
   readonly claimIntervalMs?: number;
   /** How long a toolset may take to say which tools it offers before a step goes on without it (ms). Default 10 s. */
   readonly toolsetTimeoutMs?: number;
+  /** Long-term memory across sessions: where it is kept, semantic search, adding sessions after each run. */
+  readonly memory?: MemoryOptions;
+  /** Artifacts (named, versioned files of sessions and principals): where they are kept, the largest. */
+  readonly artifacts?: ArtifactOptions;
 }
 
 /** How to start a run. */
@@ -171,7 +182,7 @@ export class Wardrik {
   readonly store: Store;
   /** The workers connected to this node and the tools they offer. */
   readonly workers: WorkerHub;
-  readonly #agents = new Map<string, Agent>();
+  readonly #agents: AgentDirectory;
   /** The names of the agents this node defines: the runs it may take over. */
   readonly #agentNames: readonly string[];
   readonly #hub = new EventHub();
@@ -200,16 +211,22 @@ export class Wardrik {
   #closed = false;
   readonly #sessions: Sessions;
   readonly #external: ExternalWorkDesk;
+  readonly #services: Services;
 
   constructor(options: WardrikOptions) {
     this.store = options.store;
     this.workers = new WorkerHub(options.workers);
-    for (const agent of options.agents) {
-      if (this.#agents.has(agent.name))
-        throw new AgentDefinitionError(`two agents are named ${JSON.stringify(agent.name)}`);
-      this.#agents.set(agent.name, agent);
-    }
-    this.#agentNames = [...this.#agents.keys()];
+    if (!Array.isArray(options.agents)) throw new AgentDefinitionError('agents: expected an array of agents');
+    this.#agents = new AgentDirectory(options.agents);
+    this.#agentNames = this.#agents.all().map((agent) => agent.name);
+    this.#services = new Services({
+      store: options.store,
+      memory: options.memory,
+      artifacts: options.artifacts,
+      now: options.now ?? Date.now,
+      agent: (name) => this.#agent(name),
+    });
+    this.#hub.subscribe('*', (event) => this.#services.onEvent(event));
     this.#deps = {
       store: options.store,
       hub: this.#hub,
@@ -225,11 +242,24 @@ export class Wardrik {
       completeExternal: async (handle, outcome) => {
         await this.completeExternal(handle, outcome);
       },
+      agents: this.#agents,
+      callServices: (request) => this.#services.forCall(request),
+      runChild: (request) =>
+        runChild(
+          {
+            exists: async (runId) => (await this.store.getRun(runId)) !== undefined,
+            start: (child) => this.#startChild(child),
+            wait: (runId) => this.wait(runId),
+            cancel: (runId, reason) => this.cancel(runId, reason),
+          },
+          request,
+        ),
     };
     this.#external = new ExternalWorkDesk({
       store: options.store,
       now: this.#deps.now,
-      answer: (park, decision, by) => this.answerPark(park.id, decision, { callHash: park.callHash, by }),
+      answer: (park, decision, by) => this.#answerPark(park.id, decision, { callHash: park.callHash, by }),
+      onWaiting: (parks) => this.#settleChildren(parks),
       onError: (error) => {
         if (StoreError.isInstance(error)) this.#fail(error);
       },
@@ -261,6 +291,36 @@ export class Wardrik {
     this.#ownership.start();
     // Workers across nodes: this node's workers serve runs driven on the others, theirs runs driven here.
     this.workers.join({ store: options.store, node, leaseMs });
+  }
+
+  /**
+   * Long-term memory across sessions (ADK's memory service): add a session's messages, search a
+   * principal's memories in an agent's app. Tools search it through `context.memory` (or the
+   * `loadMemory` tool).
+   *
+   * @example
+   * ```ts
+   * await wardrik.memory.addSession(session.id)
+   * const found = await wardrik.memory.search({ agent: 'support', principal: 'customer-7', query: 'refund A1' })
+   * ```
+   */
+  get memory(): RuntimeMemory {
+    return this.#services.memory;
+  }
+
+  /**
+   * Artifacts (ADK's artifact service): named files of a session (or of its principal, `user:`
+   * names), each save a new version. Tools use them through `context.artifacts` (or the
+   * `loadArtifacts` tool).
+   *
+   * @example
+   * ```ts
+   * await wardrik.artifacts.save(session.id, 'notes.txt', new TextEncoder().encode('hello'), { mediaType: 'text/plain', by: 'olga' })
+   * const latest = await wardrik.artifacts.load(session.id, 'notes.txt')
+   * ```
+   */
+  get artifacts(): RuntimeArtifacts {
+    return this.#services.artifacts;
   }
 
   /** This node's name, as its leases name it. */
@@ -299,9 +359,9 @@ export class Wardrik {
     return () => this.#failureListeners.delete(listener);
   }
 
-  /** The agents this runtime runs. */
+  /** The agents this runtime runs: those it was given, their sub-agents and the agents their tools call. */
   agents(): Agent[] {
-    return [...this.#agents.values()];
+    return this.#agents.all();
   }
 
   /**
@@ -334,6 +394,49 @@ export class Wardrik {
       options.session === undefined
         ? undefined
         : await this.#sessions.takeTurn(options.session, agent, principal, runId);
+    await this.#begin(agent, runId, {
+      input,
+      principal,
+      budget,
+      ...(options.session === undefined ? {} : { session: options.session }),
+      ...(session?.history.length ? { history: session.history } : {}),
+      ...(session?.labels.length ? { labels: [...session.labels] } : {}),
+    });
+    return { runId };
+  }
+
+  /** Starts the child run of a call of an agent tool (see `agentTool`), with the parent's labels and what is left of its budget. */
+  async #startChild(request: ChildRunRequest): Promise<void> {
+    this.#checkOpen();
+    const agent = this.#agent(request.agent);
+    const budget: { -readonly [K in keyof Budget]: Budget[K] } = { ...agent.budget };
+    for (const key of ['usd', 'tokens'] as const) {
+      const left = request.budget[key];
+      if (left !== undefined) budget[key] = Math.min(left, budget[key] ?? left);
+    }
+    await this.#begin(agent, request.childRunId, {
+      input: request.input,
+      principal: request.principal,
+      budget,
+      ...(request.labels.length ? { labels: [...request.labels] } : {}),
+      parent: request.parent,
+    });
+  }
+
+  /** Journals a run's start durably and drives it. */
+  async #begin(
+    agent: Agent,
+    runId: string,
+    start: {
+      readonly input: string;
+      readonly principal: string;
+      readonly budget: Budget;
+      readonly session?: string;
+      readonly history?: RunStartedRecord['history'];
+      readonly labels?: readonly Label[];
+      readonly parent?: ParentLink;
+    },
+  ): Promise<void> {
     const driver = new RunDriver(agent, emptyState(runId), this.#deps);
     this.#drivers.set(runId, driver);
     // Held until it is driven: a cancel sent as soon as run-started is seen waits, then finds it driven.
@@ -346,14 +449,15 @@ export class Wardrik {
         at: this.#deps.now(),
         type: 'run-started',
         agent: agent.name,
-        principal,
-        input,
-        budget,
+        principal: start.principal,
+        input: start.input,
+        budget: start.budget,
         maxSteps: agent.maxSteps,
         app: agent.app,
-        ...(options.session === undefined ? {} : { session: options.session }),
-        ...(session?.history.length ? { history: session.history } : {}),
-        ...(session?.labels.length ? { labels: [...session.labels] } : {}),
+        ...(start.session === undefined ? {} : { session: start.session }),
+        ...(start.history ? { history: start.history } : {}),
+        ...(start.labels ? { labels: start.labels } : {}),
+        ...(start.parent ? { parent: start.parent } : {}),
       });
     } catch (cause) {
       this.#drivers.delete(runId);
@@ -363,7 +467,6 @@ export class Wardrik {
     }
     this.#drive(driver);
     release();
-    return { runId };
   }
 
   /**
@@ -453,10 +556,25 @@ export class Wardrik {
    * ```
    */
   async answerPark(parkId: string, decision: ParkDecision, options: AnswerOptions): Promise<void> {
+    await this.#answerPark(parkId, decision, options, { carried: false });
+  }
+
+  /**
+   * `answerPark`; `carried`: the decision delivers a result of external work, whose labels and
+   * cost (`CarriedByResult`) it keeps (a person's answer can't set them).
+   */
+  async #answerPark(
+    parkId: string,
+    decision: ParkDecision,
+    options: AnswerOptions,
+    { carried = true }: { carried?: boolean } = {},
+  ): Promise<void> {
     this.#checkOpen();
     const park = await this.store.getPark(parkId);
     if (!park) throw new ParkNotFoundError(`no park ${JSON.stringify(parkId)}`);
-    const checked = checkDecision(park.kind, decision);
+    const checked = carried
+      ? withCarried(checkDecision(park.kind, decision), decision)
+      : checkDecision(park.kind, decision);
     if (typeof options?.callHash !== 'string') {
       throw new StaleParkAnswerError('callHash: required; pass the park.callHash of the park you were shown');
     }
@@ -492,6 +610,8 @@ export class Wardrik {
       }
       this.#afterLockedWrite(driver);
     });
+    // A person answered a wait on a child run in its stead: the child is no longer waited for.
+    if (!carried) this.#cancelChild(park.handle, `a person (${by}) answered its parent's wait instead`);
   }
 
   /** Records a person's standing decision for the park's tool and agent (`remember: 'agent'`). */
@@ -786,7 +906,10 @@ export class Wardrik {
     this.workers.close();
     await Promise.allSettled([...this.#driving.values(), this.#locks.idle(), this.#claiming]);
     await Promise.allSettled(
-      [...this.#agents.values()].flatMap((agent) => agent.toolsets).map(async (toolset) => toolset.close?.()),
+      this.#agents
+        .all()
+        .flatMap((agent) => agent.toolsets)
+        .map(async (toolset) => toolset.close?.()),
     );
     // Other nodes may take over at once what this one drove (on one node: recovery, next start).
     if (!this.#failure) await this.#ownership.releaseAll();
@@ -797,6 +920,7 @@ export class Wardrik {
       (runId) => new InvalidInputError(`this Wardrik closed before run ${runId} ended or parked`),
     );
     await this.workers.leave();
+    await this.#services.settled();
     await this.store.close();
   }
 
@@ -832,7 +956,7 @@ export class Wardrik {
    */
   async watchExternalWork(): Promise<void> {
     const handles = await this.#external.scan();
-    const toolsets = new Set([...this.#agents.values()].flatMap((agent) => agent.toolsets));
+    const toolsets = new Set(this.#agents.all().flatMap((agent) => agent.toolsets));
     const completeExternal = this.#deps.completeExternal;
     for (const toolset of toolsets) {
       if (!toolset.resume || !completeExternal) continue;
@@ -956,7 +1080,7 @@ export class Wardrik {
     const agent = this.#agents.get(name);
     if (!agent) {
       throw new AgentNotFoundError(
-        `no agent ${JSON.stringify(name)}; agents: ${[...this.#agents.keys()].join(', ') || 'none'}`,
+        `no agent ${JSON.stringify(name)}; agents: ${this.#agentNames.join(', ') || 'none'}`,
       );
     }
     return agent;
@@ -999,13 +1123,20 @@ export class Wardrik {
   async #rebuilt(runId: string, known?: RunRow): Promise<RunDriver> {
     const row = known ?? (await this.store.getRun(runId));
     if (!row) throw new RunNotFoundError(`no run ${JSON.stringify(runId)}`);
-    const agent = this.#agent(row.agent);
+    this.#agent(row.agent);
     const journal = await this.store.loadJournal(runId);
     let state: RunState;
     try {
       state = rebuildState(runId, checkJournal(runId, journal));
     } catch (thrown) {
       throw new RunNeedsAttentionError(`run ${runId} cannot be loaded: ${describeReason(thrown)}`, { cause: thrown });
+    }
+    // The agent of its latest step: the run was transferred there, or to one its calls run under.
+    const agent = this.#agents.get(state.stepAgent);
+    if (!agent) {
+      throw new RunNeedsAttentionError(
+        `run ${runId} cannot be loaded: it went on under agent ${state.stepAgent}, which this Wardrik does not run`,
+      );
     }
     return new RunDriver(agent, state, this.#deps);
   }
@@ -1295,6 +1426,13 @@ export class Wardrik {
     else {
       this.#resting.delete(runId);
       this.#releaseLease(driver);
+      // A child that parked may have parked its parent: its end answers the parent's wait.
+      if (driver.state.parent && driver.state.parks.size > 0)
+        this.#deliverToParent(this.#stateResult(driver), driver.state.agent);
+      // A parent that ended while waiting on children (cancelled, stopped): they end with it.
+      for (const park of driver.state.parks.values()) {
+        if (park.status === 'closed') this.#cancelChild(park.handle, `its parent run ${runId} ended`);
+      }
     }
     if (!this.#waiters.has(runId)) return;
     if (driver.ended) {
@@ -1311,6 +1449,42 @@ export class Wardrik {
         this.#waiters.settle(runId, this.#stateResult(driver));
       })
       .catch(() => {});
+  }
+
+  /** Cancels the child run a wait's handle names, if it names one that is still going (nobody waits for it now). */
+  #cancelChild(handle: string | undefined, reason: string): void {
+    const child = childOfHandle(handle);
+    if (child === undefined) return;
+    this.cancel(child, reason).catch(() => {
+      // Ended already, or its store failed (which fails the runtime by itself).
+    });
+  }
+
+  /** Answers the wait of the parent parked on this ended child run, if one is parked on it. */
+  #deliverToParent(result: RunResult, agent: string): void {
+    this.#external
+      .complete(childHandle(result.runId), childOutcome(agent, result), { by: 'wardrik (child run)' })
+      .catch((error) => {
+        if (StoreError.isInstance(error)) this.#fail(error);
+        // Else no parent waits (it had the answer at once, or was cancelled): nothing to deliver.
+      });
+  }
+
+  /** Open waits on child runs whose child ended while no one listened (a crash in between): delivered now. */
+  #settleChildren(parks: readonly ParkRow[]): void {
+    for (const park of parks) {
+      const child = childOfHandle(park.handle);
+      if (child === undefined || this.#drivers.has(child)) continue;
+      this.store
+        .getRun(child)
+        .then(async (row) => {
+          if (!row || !isEnded(row.status)) return;
+          this.#deliverToParent(await this.#result(row), row.agent);
+        })
+        .catch((error) => {
+          if (StoreError.isInstance(error)) this.#fail(error);
+        });
+    }
   }
 
   #stateResult(driver: RunDriver): RunResult {
@@ -1340,6 +1514,23 @@ export class Wardrik {
       parks,
     };
   }
+}
+
+/** A checked decision with the labels and cost a result of external work carries (checked), if it carries any. */
+function withCarried(checked: ParkDecision, decision: ParkDecision): ParkDecision {
+  if (
+    (checked.type !== 'answer' && checked.type !== 'fail') ||
+    (decision.type !== 'answer' && decision.type !== 'fail')
+  ) {
+    return checked;
+  }
+  return {
+    ...checked,
+    ...(decision.labels?.length ? { labels: mergeLabels(decision.labels) } : {}),
+    ...(decision.measures && Object.keys(decision.measures).length
+      ? { measures: addMeasures({}, decision.measures) }
+      : {}),
+  };
 }
 
 function isEnded(status: RunStatus | undefined): boolean {
