@@ -16,6 +16,14 @@ export {
   withReport,
 } from './answer.js';
 export { exceedsDepth, MAX_JSON_DEPTH, type NormalizedArguments, normalizeArguments } from './arguments.js';
+export {
+  type Artifact,
+  type ArtifactInfo,
+  type ArtifactSaveOptions,
+  type ArtifactSource,
+  ArtifactsView,
+  type ToolArtifacts,
+} from './artifacts.js';
 export { call, findTool, type ToolCall, type Tools } from './call.js';
 export {
   type Approval,
@@ -42,6 +50,13 @@ export {
   toMcpTool,
 } from './mcp.js';
 export { addMeasures, type Measures } from './measures.js';
+export {
+  type MemoryMatch,
+  type MemorySearchOptions,
+  type MemorySource,
+  MemoryView,
+  type ToolMemory,
+} from './memory.js';
 export { compileSchema, isJsonSchema } from './schema/compile.js';
 export type { NoArguments, ObjectJsonSchema, SchemaArguments } from './schema/infer.js';
 export type { JsonSchemaArguments, JsonSchemaValue } from './schema/infer-json-schema.js';

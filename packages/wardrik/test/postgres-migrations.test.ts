@@ -53,8 +53,10 @@ describe('PostgreSQL migrations', () => {
     );
     expect(tables.rows.map((row) => row.tablename)).toEqual([
       'allowances',
+      'artifacts',
       'journal',
       'leases',
+      'memories',
       'migrations',
       'parks',
       'principals',

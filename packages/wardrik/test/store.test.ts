@@ -485,6 +485,7 @@ describe('SqliteStore', () => {
       { version: 3, name: 'standing decisions', applied_at: expect.any(Number) },
       { version: 4, name: 'requests for the node that holds a run', applied_at: expect.any(Number) },
       { version: 5, name: 'sessions and state', applied_at: expect.any(Number) },
+      { version: 6, name: 'memories and artifacts', applied_at: expect.any(Number) },
     ]);
     expect(SQLITE_SCHEMA_VERSION).toBe(SQLITE_MIGRATIONS.length);
     expect(migrateSqlite(database)).toEqual([]);
@@ -495,8 +496,17 @@ describe('SqliteStore', () => {
       .sort();
     expect(tables).toEqual([
       'allowances',
+      'artifacts',
+      'artifacts_save_key',
       'journal',
       'journal_run_seq',
+      'memories',
+      'memories_fts',
+      'memories_fts_config',
+      'memories_fts_data',
+      'memories_fts_docsize',
+      'memories_fts_idx',
+      'memories_owner',
       'migrations',
       'parks',
       'parks_open_external',
@@ -515,15 +525,15 @@ describe('SqliteStore', () => {
       'tokens',
       'tokens_principal',
     ]);
-    expect(database.prepare('SELECT count(*) AS count FROM migrations').get()).toEqual({ count: 5 });
+    expect(database.prepare('SELECT count(*) AS count FROM migrations').get()).toEqual({ count: 6 });
   });
 
   it('applies each migration in a transaction with its record: a failing step leaves no trace', () => {
     const database = new Database(':memory:');
     opened.push(database);
-    const broken = [...SQLITE_MIGRATIONS, { version: 6, name: 'broken', sql: 'CREATE TABLE extra (x); SELEC 1;' }];
+    const broken = [...SQLITE_MIGRATIONS, { version: 7, name: 'broken', sql: 'CREATE TABLE extra (x); SELEC 1;' }];
     expect(() => migrateSqlite(database, broken)).toThrow(
-      /migrating :memory: failed at version 6 \(broken\): near "SELEC"/,
+      /migrating :memory: failed at version 7 \(broken\): near "SELEC"/,
     );
     expect(database.prepare('SELECT version FROM migrations').all()).toEqual([
       { version: 1 },
@@ -531,6 +541,7 @@ describe('SqliteStore', () => {
       { version: 3 },
       { version: 4 },
       { version: 5 },
+      { version: 6 },
     ]);
     expect(database.prepare("SELECT name FROM sqlite_schema WHERE name = 'extra'").all()).toEqual([]);
   });
@@ -772,6 +783,7 @@ describe('SqliteStore', () => {
       { version: 3 },
       { version: 4 },
       { version: 5 },
+      { version: 6 },
     ]);
   });
 });

@@ -1,3 +1,4 @@
+import type { Artifact, ArtifactInfo } from '@wardrik/core';
 import type { Principal, TokenInfo } from '../auth/types.js';
 import {
   InvalidInputError,
@@ -8,6 +9,7 @@ import {
   StoreError,
 } from '../errors.js';
 import type { StoredRecord } from '../journal/records.js';
+import type { ArtifactSave, ArtifactScopeId } from './artifact-store.js';
 import {
   checkLimit,
   type ParkColumns,
@@ -21,6 +23,7 @@ import {
   serializeWrite,
   storedRecordFrom,
 } from './columns.js';
+import type { FoundMemory, MemoryFilter, MemoryQuery, StoredMemory } from './memory-index.js';
 import {
   compareTokens,
   type PrincipalColumns,
@@ -30,7 +33,9 @@ import {
   tokenColumns,
   tokenInfoFrom,
 } from './principal-columns.js';
+import { ProcessArtifacts } from './process-artifacts.js';
 import { ProcessLeases } from './process-leases.js';
+import { ProcessMemories } from './process-memories.js';
 import { ProcessSessionStore } from './process-session-store.js';
 import { ProcessWorkerStore } from './process-worker-store.js';
 import type {
@@ -117,6 +122,8 @@ export class MemoryStore implements Store {
   /** The nodes' worker registry and mail (several runtimes sharing this store are several nodes). */
   private readonly workerStore: ProcessWorkerStore;
   private readonly sessionStore: ProcessSessionStore;
+  private readonly memories = new ProcessMemories({ check: () => this.checkUsable() });
+  private readonly artifacts = new ProcessArtifacts({ check: () => this.checkUsable() });
 
   /**
    * @param options.now the clock leases and node liveness are judged by (ms). Several runtimes
@@ -147,8 +154,54 @@ export class MemoryStore implements Store {
     return this.sessionStore.listSessions(filter);
   }
 
-  deleteSession(id: string): Promise<boolean> {
-    return this.sessionStore.deleteSession(id);
+  async deleteSession(id: string): Promise<boolean> {
+    const deleted = await this.sessionStore.deleteSession(id);
+    if (deleted) this.artifacts.deleteScope(`session:${id}`);
+    return deleted;
+  }
+
+  addMemories(memories: readonly StoredMemory[]): Promise<number> {
+    return this.memories.addMemories(memories);
+  }
+
+  knownMemories(ids: readonly string[]): Promise<string[]> {
+    return this.memories.knownMemories(ids);
+  }
+
+  searchMemories(query: MemoryQuery): Promise<FoundMemory[]> {
+    return this.memories.searchMemories(query);
+  }
+
+  memoryEmbeddings(app: string, principal: string): Promise<{ id: string; embedding: Float32Array }[]> {
+    return this.memories.memoryEmbeddings(app, principal);
+  }
+
+  getMemories(ids: readonly string[]): Promise<Omit<StoredMemory, 'embedding'>[]> {
+    return this.memories.getMemories(ids);
+  }
+
+  deleteMemories(filter: MemoryFilter): Promise<number> {
+    return this.memories.deleteMemories(filter);
+  }
+
+  saveArtifact(save: ArtifactSave): Promise<ArtifactInfo> {
+    return this.artifacts.saveArtifact(save);
+  }
+
+  loadArtifact(scope: ArtifactScopeId, name: string, version?: number): Promise<Artifact | undefined> {
+    return this.artifacts.loadArtifact(scope, name, version);
+  }
+
+  listArtifacts(scopes: readonly ArtifactScopeId[]): Promise<ArtifactInfo[]> {
+    return this.artifacts.listArtifacts(scopes);
+  }
+
+  artifactVersions(scope: ArtifactScopeId, name: string): Promise<ArtifactInfo[]> {
+    return this.artifacts.artifactVersions(scope, name);
+  }
+
+  deleteArtifact(scope: ArtifactScopeId, name: string): Promise<number> {
+    return this.artifacts.deleteArtifact(scope, name);
   }
 
   claimTurn(sessionId: string, runId: string, at: number, startingMs: number): Promise<TurnClaim> {
@@ -402,7 +455,17 @@ export class MemoryStore implements Store {
         (filter.agents === undefined || filter.agents.includes(this.runs.get(row.run_id)?.agent ?? '')) &&
         (filter.principal === undefined || row.principal === filter.principal),
     );
-    return rows.sort(compareParksOldestFirst).slice(0, limit).map(parkRowFrom);
+    const newest = filter.order === 'newest';
+    const after = filter.after;
+    const sorted = rows.sort(newest ? (left, right) => compareParksOldestFirst(right, left) : compareParksOldestFirst);
+    const paged =
+      after === undefined
+        ? sorted
+        : sorted.filter((row) => {
+            const position = compareParksOldestFirst(row, { created_at: after.createdAt, id: after.id } as ParkColumns);
+            return newest ? position < 0 : position > 0;
+          });
+    return paged.slice(0, limit).map(parkRowFrom);
   }
 
   readonly #allowances = new Map<string, Allowance>();

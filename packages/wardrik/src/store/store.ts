@@ -1,6 +1,8 @@
 import type { Label, Measures } from '@wardrik/core';
 import type { Park, ParkDecision, ParkKind, StoredRecord } from '../journal/records.js';
+import type { ArtifactStore } from './artifact-store.js';
 import type { AuthStore } from './auth-store.js';
+import type { MemoryIndex } from './memory-index.js';
 import type { Lease, RunStore } from './run-store.js';
 import type { ScopedStateWrite, SessionStore } from './session-store.js';
 import type { WorkerStore } from './worker-store.js';
@@ -102,18 +104,25 @@ export interface ParkFilter {
   readonly agents?: readonly string[];
   readonly principal?: string;
   readonly limit?: number;
+  /** `oldest` first (the default) or `newest` first; ties in `createdAt` go by id. */
+  readonly order?: 'oldest' | 'newest';
+  /** Only parks that come after this one in the listing's order (a page's last park: the next page). */
+  readonly after?: { readonly createdAt: number; readonly id: string };
 }
 
 /**
  * Where runs, journals and parks (a {@link RunStore}), principals and tokens (an
  * {@link AuthStore}), the nodes' worker registry and mail (a {@link WorkerStore}), and sessions
- * and state (a {@link SessionStore}) are kept.
+ * and state (a {@link SessionStore}), memories (a {@link MemoryIndex}) and artifacts (an
+ * {@link ArtifactStore}) are kept.
  * Every adapter implements all three: SQLite (one process), PostgreSQL (many nodes), in memory
  * (tests).
  */
-export interface Store extends RunStore, AuthStore, WorkerStore, SessionStore {}
+export interface Store extends RunStore, AuthStore, WorkerStore, SessionStore, MemoryIndex, ArtifactStore {}
 
+export type { ArtifactSave, ArtifactScopeId, ArtifactStore } from './artifact-store.js';
 export type { AuthStore } from './auth-store.js';
+export type { FoundMemory, MemoryFilter, MemoryIndex, MemoryQuery, StoredMemory } from './memory-index.js';
 export type { Lease, LeaseTerms, PendingAnswer, RunRequests, RunSignal, RunStore } from './run-store.js';
 export type {
   ScopedStateWrite,

@@ -215,6 +215,44 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       );
     `,
   },
+  {
+    version: 6,
+    name: 'memories and artifacts',
+    sql: `
+      -- One message of a conversation per row, kept for (app, principal); search is its
+      -- full-text vector (english: stemmed, stop words left out), ranked with ts_rank_cd.
+      CREATE TABLE memories (
+        id text COLLATE "C" PRIMARY KEY,
+        app text NOT NULL,
+        principal text NOT NULL,
+        session_id text COLLATE "C",
+        run_id text COLLATE "C",
+        role text NOT NULL CHECK (role IN ('user', 'assistant')),
+        text text NOT NULL,
+        labels text NOT NULL,
+        at bigint NOT NULL,
+        embedding bytea,
+        search tsvector GENERATED ALWAYS AS (to_tsvector('english'::regconfig, text)) STORED
+      );
+      CREATE INDEX memories_owner ON memories (app, principal, session_id);
+      CREATE INDEX memories_search ON memories USING gin (search);
+
+      CREATE TABLE artifacts (
+        scope text COLLATE "C" NOT NULL,
+        name text COLLATE "C" NOT NULL,
+        version integer NOT NULL,
+        media_type text NOT NULL,
+        size bigint NOT NULL,
+        data bytea NOT NULL,
+        labels text NOT NULL,
+        saved_at bigint NOT NULL,
+        saved_by text NOT NULL,
+        save_key text,
+        PRIMARY KEY (scope, name, version)
+      );
+      CREATE UNIQUE INDEX artifacts_save_key ON artifacts (scope, name, save_key) WHERE save_key IS NOT NULL;
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

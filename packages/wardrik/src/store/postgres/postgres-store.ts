@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { WardrikError } from '@wardrik/core';
+import { type Artifact, type ArtifactInfo, WardrikError } from '@wardrik/core';
 import pg from 'pg';
 import type { Principal, TokenInfo } from '../../auth/types.js';
 import { InvalidInputError, LeaseLostError, ParkNotFoundError, StoreError } from '../../errors.js';
 import type { StoredRecord } from '../../journal/records.js';
+import type { ArtifactSave, ArtifactScopeId } from '../artifact-store.js';
 import { type ParkColumns, parkNotOpenError, type SerializedWrite, serializeWrite } from '../columns.js';
+import type { FoundMemory, MemoryFilter, MemoryQuery, StoredMemory } from '../memory-index.js';
 import { principalColumns, tokenColumns } from '../principal-columns.js';
 import type {
   SessionFilter,
@@ -39,11 +41,13 @@ import {
   type WorkerOffer,
   type WorkerSignal,
 } from '../worker-store.js';
+import * as artifacts from './artifact-queries.js';
 import * as auth from './auth-queries.js';
 import { leaseLost, type SignalTarget, writeBatch } from './batch-write.js';
 import { checkSchemaName, describeConfig, poolConfig, secretsOf, sessionSetup, signalChannel } from './connection.js';
 import { GroupCommit, type Outcomes } from './group-commit.js';
 import * as leases from './lease-queries.js';
+import * as memories from './memory-queries.js';
 import { migratePostgres } from './migrations.js';
 import { isConflict, isStatementError, isTransient, postgresFailure, scrub, type Target } from './postgres-errors.js';
 import * as requestQueries from './request-queries.js';
@@ -564,6 +568,63 @@ export class PostgresStore implements Store {
 
   async listStateEdits(scope: StateScopeId): Promise<StoredStateEdit[]> {
     return this.#call(`listing the edits of ${scope}`, (client) => sessions.listStateEdits(client, scope), {
+      retry: true,
+    });
+  }
+
+  async addMemories(list: readonly StoredMemory[]): Promise<number> {
+    return this.#call('adding memories', (client) => memories.addMemories(client, list), { retry: true });
+  }
+
+  async knownMemories(ids: readonly string[]): Promise<string[]> {
+    return this.#call('reading memories', (client) => memories.knownMemories(client, ids), { retry: true });
+  }
+
+  async searchMemories(query: MemoryQuery): Promise<FoundMemory[]> {
+    return this.#call('searching memories', (client) => memories.searchMemories(client, query), { retry: true });
+  }
+
+  async memoryEmbeddings(app: string, principal: string): Promise<{ id: string; embedding: Float32Array }[]> {
+    return this.#call('reading embeddings', (client) => memories.memoryEmbeddings(client, app, principal), {
+      retry: true,
+    });
+  }
+
+  async getMemories(ids: readonly string[]): Promise<Omit<StoredMemory, 'embedding'>[]> {
+    return this.#call('reading memories', (client) => memories.getMemories(client, ids), { retry: true });
+  }
+
+  async deleteMemories(filter: MemoryFilter): Promise<number> {
+    return this.#call('deleting memories', (client) => memories.deleteMemories(client, filter), { retry: true });
+  }
+
+  async saveArtifact(save: ArtifactSave): Promise<ArtifactInfo> {
+    // Not tried again: a save whose commit was lost with the connection may have been stored (one with a key is found again).
+    return this.#call(`saving artifact ${save.name}`, (client) => artifacts.saveArtifact(client, save), {
+      retry: save.key !== undefined,
+    });
+  }
+
+  async loadArtifact(scope: ArtifactScopeId, name: string, version?: number): Promise<Artifact | undefined> {
+    return this.#call(`loading artifact ${name}`, (client) => artifacts.loadArtifact(client, scope, name, version), {
+      retry: true,
+    });
+  }
+
+  async listArtifacts(scopes: readonly ArtifactScopeId[]): Promise<ArtifactInfo[]> {
+    return this.#call('listing artifacts', (client) => artifacts.listArtifacts(client, scopes), { retry: true });
+  }
+
+  async artifactVersions(scope: ArtifactScopeId, name: string): Promise<ArtifactInfo[]> {
+    return this.#call(
+      `listing the versions of artifact ${name}`,
+      (client) => artifacts.artifactVersions(client, scope, name),
+      { retry: true },
+    );
+  }
+
+  async deleteArtifact(scope: ArtifactScopeId, name: string): Promise<number> {
+    return this.#call(`deleting artifact ${name}`, (client) => artifacts.deleteArtifact(client, scope, name), {
       retry: true,
     });
   }

@@ -66,6 +66,7 @@ export async function deleteSession(client: pg.ClientBase, id: string): Promise<
     if (rowCount === 0) return false;
     await client.query('DELETE FROM session_runs WHERE session_id = $1', [id]);
     await client.query('DELETE FROM state_values WHERE scope = $1', [`session:${id}`]);
+    await client.query('DELETE FROM artifacts WHERE scope = $1', [`session:${id}`]);
     return true;
   });
 }

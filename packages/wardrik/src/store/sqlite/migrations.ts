@@ -150,6 +150,48 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 6,
+    name: 'memories and artifacts',
+    sql: `
+      -- One message of a conversation per row, kept for (app, principal).
+      CREATE TABLE memories (
+        rowid INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        app TEXT NOT NULL,
+        principal TEXT NOT NULL,
+        session_id TEXT,
+        run_id TEXT,
+        role TEXT NOT NULL CHECK (role IN ('user', 'assistant')),
+        text TEXT NOT NULL,
+        labels TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        embedding BLOB
+      ) STRICT;
+      CREATE INDEX memories_owner ON memories (app, principal, session_id);
+
+      -- Full-text index of memories (BM25). owner is a token naming (app, principal), so that a
+      -- search only ever walks its owner's postings; contentless: the text lives in memories.
+      CREATE VIRTUAL TABLE memories_fts USING fts5(
+        owner, text, content = '', contentless_delete = 1, tokenize = 'porter unicode61 remove_diacritics 2'
+      );
+
+      CREATE TABLE artifacts (
+        scope TEXT NOT NULL,
+        name TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        media_type TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        data BLOB NOT NULL,
+        labels TEXT NOT NULL,
+        saved_at INTEGER NOT NULL,
+        saved_by TEXT NOT NULL,
+        save_key TEXT,
+        PRIMARY KEY (scope, name, version)
+      ) STRICT;
+      CREATE UNIQUE INDEX artifacts_save_key ON artifacts (scope, name, save_key) WHERE save_key IS NOT NULL;
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

@@ -69,6 +69,7 @@ export function prepareSessions(database: Database.Database): SqliteSessions {
   const deleteSession = database.prepare<[string]>('DELETE FROM sessions WHERE id = ?');
   const deleteRuns = database.prepare<[string]>('DELETE FROM session_runs WHERE session_id = ?');
   const deleteScope = database.prepare<[string]>('DELETE FROM state_values WHERE scope = ?');
+  const deleteArtifacts = database.prepare<[string]>('DELETE FROM artifacts WHERE scope = ?');
   const valuesOf = database.prepare<[string], StateValueColumns>(
     'SELECT * FROM state_values WHERE scope = ? ORDER BY key',
   );
@@ -145,6 +146,7 @@ export function prepareSessions(database: Database.Database): SqliteSessions {
       if (deleteSession.run(id).changes === 0) return false;
       deleteRuns.run(id);
       deleteScope.run(`session:${id}`);
+      deleteArtifacts.run(`session:${id}`);
       return true;
     }),
     claimTurn: (sessionId, runId, at, startingMs) => claimTurn.immediate(sessionId, runId, at, startingMs),

@@ -1,6 +1,6 @@
 import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { WardrikError } from '@wardrik/core';
+import type { Artifact, ArtifactInfo, WardrikError } from '@wardrik/core';
 import Database from 'better-sqlite3';
 import type { Principal, TokenInfo } from '../../auth/types.js';
 import {
@@ -12,6 +12,7 @@ import {
   StoreError,
 } from '../../errors.js';
 import type { ParkDecision, StoredRecord } from '../../journal/records.js';
+import type { ArtifactSave, ArtifactScopeId } from '../artifact-store.js';
 import {
   checkLimit,
   type ParkColumns,
@@ -24,6 +25,7 @@ import {
   serializeWrite,
   storedRecordFrom,
 } from '../columns.js';
+import type { FoundMemory, MemoryFilter, MemoryQuery, StoredMemory } from '../memory-index.js';
 import {
   type PrincipalColumns,
   principalColumns,
@@ -61,7 +63,9 @@ import type {
 import type { Heartbeat, NodeMessage, OfferList, Pulse, WorkerOffer, WorkerSignal } from '../worker-store.js';
 import { migrateSqlite } from './migrations.js';
 import { RuntimeLock } from './runtime-lock.js';
+import { prepareArtifacts, type SqliteArtifacts } from './sqlite-artifacts.js';
 import { advice, sqliteFailure } from './sqlite-errors.js';
+import { prepareMemories, type SqliteMemories } from './sqlite-memories.js';
 import { prepareSessions, type SqliteSessions } from './sqlite-sessions.js';
 
 /** Options of {@link sqliteStore}. */
@@ -134,6 +138,8 @@ interface Statements {
   readonly putPrincipal: Database.Transaction<(principal: PrincipalColumns) => void>;
   readonly putToken: Database.Transaction<(token: TokenColumns) => void>;
   readonly sessions: SqliteSessions;
+  readonly memories: SqliteMemories;
+  readonly artifacts: SqliteArtifacts;
 }
 
 /** The durable writes of the queue share one promise, settled when their flush commits or fails. */
@@ -484,8 +490,14 @@ export class SqliteStore implements Store {
       conditions.push('principal = ?');
       parameters.push(filter.principal);
     }
+    const newest = filter.order === 'newest';
+    if (filter.after !== undefined) {
+      conditions.push(`(created_at, id) ${newest ? '<' : '>'} (?, ?)`);
+      parameters.push(filter.after.createdAt, filter.after.id);
+    }
     parameters.push(limit ?? -1);
-    const sql = `SELECT * FROM parks${where(conditions)} ORDER BY created_at, id LIMIT ?`;
+    const order = newest ? 'created_at DESC, id DESC' : 'created_at, id';
+    const sql = `SELECT * FROM parks${where(conditions)} ORDER BY ${order} LIMIT ?`;
     return this.read('listing parks', () => this.listStatement(sql).all(...parameters) as ParkColumns[]).map(
       parkRowFrom,
     );
@@ -674,6 +686,56 @@ export class SqliteStore implements Store {
 
   async listStateEdits(scope: StateScopeId): Promise<StoredStateEdit[]> {
     return this.read('listing state edits', (statements) => statements.sessions.listStateEdits(scope));
+  }
+
+  addMemories(memories: readonly StoredMemory[]): Promise<number> {
+    return this.writeNowResult('adding memories', (statements) => statements.memories.addMemories(memories));
+  }
+
+  async knownMemories(ids: readonly string[]): Promise<string[]> {
+    return this.readNow('reading memories', (statements) => statements.memories.knownMemories(ids));
+  }
+
+  async searchMemories(query: MemoryQuery): Promise<FoundMemory[]> {
+    return this.readNow('searching memories', (statements) => statements.memories.searchMemories(query));
+  }
+
+  async memoryEmbeddings(app: string, principal: string): Promise<{ id: string; embedding: Float32Array }[]> {
+    return this.readNow('reading embeddings', (statements) => statements.memories.memoryEmbeddings(app, principal));
+  }
+
+  async getMemories(ids: readonly string[]): Promise<Omit<StoredMemory, 'embedding'>[]> {
+    return this.readNow('reading memories', (statements) => statements.memories.getMemories(ids));
+  }
+
+  deleteMemories(filter: MemoryFilter): Promise<number> {
+    return this.writeNowResult('deleting memories', (statements) => statements.memories.deleteMemories(filter));
+  }
+
+  saveArtifact(save: ArtifactSave): Promise<ArtifactInfo> {
+    return this.writeNowResult(`saving artifact ${save.name}`, (statements) => statements.artifacts.saveArtifact(save));
+  }
+
+  async loadArtifact(scope: ArtifactScopeId, name: string, version?: number): Promise<Artifact | undefined> {
+    return this.readNow(`loading artifact ${name}`, (statements) =>
+      statements.artifacts.loadArtifact(scope, name, version),
+    );
+  }
+
+  async listArtifacts(scopes: readonly ArtifactScopeId[]): Promise<ArtifactInfo[]> {
+    return this.readNow('listing artifacts', (statements) => statements.artifacts.listArtifacts(scopes));
+  }
+
+  async artifactVersions(scope: ArtifactScopeId, name: string): Promise<ArtifactInfo[]> {
+    return this.readNow(`listing the versions of artifact ${name}`, (statements) =>
+      statements.artifacts.artifactVersions(scope, name),
+    );
+  }
+
+  deleteArtifact(scope: ArtifactScopeId, name: string): Promise<number> {
+    return this.writeNowResult(`deleting artifact ${name}`, (statements) =>
+      statements.artifacts.deleteArtifact(scope, name),
+    );
   }
 
   /** `writeNow` giving back what the write returns, as a promise (rejected rather than thrown). */
@@ -943,7 +1005,20 @@ function prepare(database: Database.Database): Statements {
     }
     insertToken.run(token.id, token.principal_id, token.hash, token.created_at, token.revoked_at);
   });
-  return { ...statements, flush, answer, requestAnswer, ...auth, putPrincipal, putToken, sessions };
+  const memories = prepareMemories(database);
+  const artifacts = prepareArtifacts(database);
+  return {
+    ...statements,
+    flush,
+    answer,
+    requestAnswer,
+    ...auth,
+    putPrincipal,
+    putToken,
+    sessions,
+    memories,
+    artifacts,
+  };
 }
 
 /**

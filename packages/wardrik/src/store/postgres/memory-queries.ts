@@ -1,0 +1,111 @@
+import type pg from 'pg';
+import {
+  embeddingBytes,
+  embeddingFrom,
+  type FoundMemory,
+  type MemoryFilter,
+  type MemoryQuery,
+  type StoredMemory,
+} from '../memory-index.js';
+
+/*
+ * Memories on PostgreSQL: full-text search on a generated tsvector column (english), ranked with
+ * ts_rank_cd. Each function is one statement or one transaction (durable when it resolves).
+ */
+
+interface MemoryColumns {
+  readonly id: string;
+  readonly app: string;
+  readonly principal: string;
+  readonly session_id: string | null;
+  readonly run_id: string | null;
+  readonly role: 'user' | 'assistant';
+  readonly text: string;
+  readonly labels: string;
+  readonly at: string;
+}
+
+const COLUMNS = 'id, app, principal, session_id, run_id, role, text, labels, at';
+
+export async function addMemories(client: pg.ClientBase, memories: readonly StoredMemory[]): Promise<number> {
+  if (memories.length === 0) return 0;
+  const { rowCount } = await client.query(
+    `INSERT INTO memories (id, app, principal, session_id, run_id, role, text, labels, at, embedding)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+                          $8::text[], $9::bigint[], $10::bytea[])
+     ON CONFLICT (id) DO NOTHING`,
+    [
+      memories.map((memory) => memory.id),
+      memories.map((memory) => memory.app),
+      memories.map((memory) => memory.principal),
+      memories.map((memory) => memory.sessionId ?? null),
+      memories.map((memory) => memory.runId ?? null),
+      memories.map((memory) => memory.role),
+      memories.map((memory) => memory.text),
+      memories.map((memory) => JSON.stringify(memory.labels)),
+      memories.map((memory) => memory.at),
+      memories.map((memory) => (memory.embedding ? embeddingBytes(memory.embedding) : null)),
+    ],
+  );
+  return rowCount ?? 0;
+}
+
+export async function knownMemories(client: pg.ClientBase, ids: readonly string[]): Promise<string[]> {
+  const { rows } = await client.query<{ id: string }>('SELECT id FROM memories WHERE id = ANY($1)', [ids]);
+  return rows.map((row) => row.id);
+}
+
+export async function searchMemories(client: pg.ClientBase, query: MemoryQuery): Promise<FoundMemory[]> {
+  // Words are letters and digits only: joined with | they are a safe tsquery (any word matches).
+  const { rows } = await client.query<MemoryColumns & { score: number }>({
+    name: 'wardrik_search_memories_v1',
+    text: `SELECT ${COLUMNS}, ts_rank_cd(search, q) AS score
+           FROM memories, to_tsquery('english'::regconfig, $3) q
+           WHERE app = $1 AND principal = $2 AND search @@ q
+           ORDER BY score DESC, at DESC LIMIT $4`,
+    values: [query.app, query.principal, query.words.join(' | '), query.limit],
+  });
+  return rows.map((row) => ({ ...memoryFrom(row), score: Number(row.score) }));
+}
+
+export async function memoryEmbeddings(
+  client: pg.ClientBase,
+  app: string,
+  principal: string,
+): Promise<{ id: string; embedding: Float32Array }[]> {
+  const { rows } = await client.query<{ id: string; embedding: Buffer }>(
+    'SELECT id, embedding FROM memories WHERE app = $1 AND principal = $2 AND embedding IS NOT NULL',
+    [app, principal],
+  );
+  return rows.map((row) => ({ id: row.id, embedding: embeddingFrom(row.embedding) }));
+}
+
+export async function getMemories(
+  client: pg.ClientBase,
+  ids: readonly string[],
+): Promise<Omit<StoredMemory, 'embedding'>[]> {
+  const { rows } = await client.query<MemoryColumns>(`SELECT ${COLUMNS} FROM memories WHERE id = ANY($1)`, [ids]);
+  return rows.map(memoryFrom);
+}
+
+export async function deleteMemories(client: pg.ClientBase, filter: MemoryFilter): Promise<number> {
+  const { rowCount } = await client.query(
+    'DELETE FROM memories WHERE app = $1 AND principal = $2 AND ($3::text IS NULL OR session_id = $3)',
+    [filter.app, filter.principal, filter.sessionId ?? null],
+  );
+  return rowCount ?? 0;
+}
+
+function memoryFrom(row: MemoryColumns): Omit<StoredMemory, 'embedding'> {
+  return {
+    id: row.id,
+    app: row.app,
+    principal: row.principal,
+    ...(row.session_id === null ? {} : { sessionId: row.session_id }),
+    ...(row.run_id === null ? {} : { runId: row.run_id }),
+    role: row.role,
+    text: row.text,
+    labels: JSON.parse(row.labels) as string[],
+    at: Number(row.at),
+  };
+}

@@ -1,0 +1,118 @@
+import type { Artifact, ArtifactInfo } from '@wardrik/core';
+import type Database from 'better-sqlite3';
+import type { ArtifactSave, ArtifactScopeId } from '../artifact-store.js';
+
+interface ArtifactColumns {
+  readonly scope: string;
+  readonly name: string;
+  readonly version: number;
+  readonly media_type: string;
+  readonly size: number;
+  readonly labels: string;
+  readonly saved_at: number;
+  readonly saved_by: string;
+}
+
+const INFO = 'scope, name, version, media_type, size, labels, saved_at, saved_by';
+
+/** Artifacts on SQLite (bytes in BLOBs): synchronous functions, run by the store inside its reads and writes. */
+export interface SqliteArtifacts {
+  saveArtifact(save: ArtifactSave): ArtifactInfo;
+  loadArtifact(scope: ArtifactScopeId, name: string, version?: number): Artifact | undefined;
+  listArtifacts(scopes: readonly ArtifactScopeId[]): ArtifactInfo[];
+  artifactVersions(scope: ArtifactScopeId, name: string): ArtifactInfo[];
+  deleteArtifact(scope: ArtifactScopeId, name: string): number;
+  /** Deletes every artifact of a scope (a deleted session's). */
+  deleteScope(scope: ArtifactScopeId): void;
+}
+
+/** Prepares the statements of artifacts (the schema is migrated already). */
+export function prepareArtifacts(database: Database.Database): SqliteArtifacts {
+  const byKey = database.prepare<[string, string, string], ArtifactColumns>(
+    `SELECT ${INFO} FROM artifacts WHERE scope = ? AND name = ? AND save_key = ?`,
+  );
+  const nextVersion = database.prepare<[string, string], { version: number }>(
+    'SELECT coalesce(max(version), 0) + 1 AS version FROM artifacts WHERE scope = ? AND name = ?',
+  );
+  const insert = database.prepare<
+    [string, string, number, string, number, Uint8Array, string, number, string, string | null]
+  >(
+    `INSERT INTO artifacts (scope, name, version, media_type, size, data, labels, saved_at, saved_by, save_key)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const latest = database.prepare<[string, string], ArtifactColumns & { data: Buffer }>(
+    `SELECT ${INFO}, data FROM artifacts WHERE scope = ? AND name = ? ORDER BY version DESC LIMIT 1`,
+  );
+  const oneVersion = database.prepare<[string, string, number], ArtifactColumns & { data: Buffer }>(
+    `SELECT ${INFO}, data FROM artifacts WHERE scope = ? AND name = ? AND version = ?`,
+  );
+  const latestOfScope = database.prepare<[string], ArtifactColumns>(
+    `SELECT ${INFO} FROM artifacts a WHERE scope = ?
+       AND version = (SELECT max(version) FROM artifacts b WHERE b.scope = a.scope AND b.name = a.name)
+     ORDER BY name`,
+  );
+  const versions = database.prepare<[string, string], ArtifactColumns>(
+    `SELECT ${INFO} FROM artifacts WHERE scope = ? AND name = ? ORDER BY version`,
+  );
+  const remove = database.prepare<[string, string]>('DELETE FROM artifacts WHERE scope = ? AND name = ?');
+  const removeScope = database.prepare<[string]>('DELETE FROM artifacts WHERE scope = ?');
+
+  const save = database.transaction((artifact: ArtifactSave): ArtifactInfo => {
+    if (artifact.key !== undefined) {
+      const found = byKey.get(artifact.scope, artifact.name, artifact.key);
+      if (found) return infoFrom(found);
+    }
+    const version = (nextVersion.get(artifact.scope, artifact.name) as { version: number }).version;
+    const labels = JSON.stringify(artifact.labels);
+    insert.run(
+      artifact.scope,
+      artifact.name,
+      version,
+      artifact.mediaType,
+      artifact.data.byteLength,
+      artifact.data,
+      labels,
+      artifact.savedAt,
+      artifact.savedBy,
+      artifact.key ?? null,
+    );
+    return {
+      name: artifact.name,
+      version,
+      mediaType: artifact.mediaType,
+      size: artifact.data.byteLength,
+      labels: [...artifact.labels],
+      savedAt: artifact.savedAt,
+      savedBy: artifact.savedBy,
+    };
+  });
+
+  return {
+    saveArtifact: (artifact) => save.immediate(artifact),
+    loadArtifact: (scope, name, version) => {
+      const row = version === undefined ? latest.get(scope, name) : oneVersion.get(scope, name, version);
+      return row ? { ...infoFrom(row), data: new Uint8Array(row.data) } : undefined;
+    },
+    listArtifacts: (scopes) =>
+      scopes
+        .flatMap((scope) => latestOfScope.all(scope).map(infoFrom))
+        .sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0)),
+    artifactVersions: (scope, name) => versions.all(scope, name).map(infoFrom),
+    deleteArtifact: (scope, name) => remove.run(scope, name).changes,
+    deleteScope: (scope) => {
+      removeScope.run(scope);
+    },
+  };
+}
+
+function infoFrom(row: ArtifactColumns): ArtifactInfo {
+  return {
+    name: row.name,
+    version: row.version,
+    mediaType: row.media_type,
+    size: row.size,
+    labels: JSON.parse(row.labels) as string[],
+    savedAt: row.saved_at,
+    savedBy: row.saved_by,
+  };
+}
