@@ -37,6 +37,8 @@ const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 const PACKAGES = ['core', 'wardrik', 'worker'] as const;
 /** What a package folder holds besides dist: what `npm pack` may ship, and what `prepack` needs to build. */
 const PACKAGE_FILES = ['package.json', 'tsconfig.json', 'src', 'bin', 'README.md', 'LICENSE'];
+/** The console's sources, which wardrik's `prepack` builds into its console/ folder. */
+const CONSOLE_FILES = ['package.json', 'tsconfig.json', 'vite.config.ts', 'index.html', 'src', 'public'];
 
 interface Result {
   readonly code: number | null;
@@ -115,6 +117,11 @@ async function packUnbuiltCheckout(): Promise<void> {
   cpSync(join(repoRoot, 'tsconfig.base.json'), join(checkout, 'tsconfig.base.json'));
   cpSync(join(repoRoot, 'package.json'), join(checkout, 'package.json'));
   symlinkSync(join(repoRoot, 'node_modules'), join(checkout, 'node_modules'), 'dir');
+  for (const file of CONSOLE_FILES) {
+    cpSync(join(repoRoot, 'packages', 'console', file), join(checkout, 'packages', 'console', file), {
+      recursive: true,
+    });
+  }
   const tarballs = join(root, 'tarballs');
   mkdirSync(tarballs);
   await Promise.all(
@@ -244,7 +251,9 @@ describe('the packed packages', () => {
       expect([...tops].sort(), name).toEqual(
         name === '@wardrik/core'
           ? ['LICENSE', 'README.md', 'dist', 'package.json', 'src']
-          : ['LICENSE', 'README.md', 'bin', 'dist', 'package.json', 'src'],
+          : name === 'wardrik'
+            ? ['LICENSE', 'README.md', 'bin', 'console', 'dist', 'package.json', 'src']
+            : ['LICENSE', 'README.md', 'bin', 'dist', 'package.json', 'src'],
       );
       expect(
         paths.filter((path) => /\.test\.|\.tsbuildinfo$|(^|\/)test\//.test(path)),
@@ -259,8 +268,10 @@ describe('the packed packages', () => {
         'dist/testing/index.js',
         'dist/testing/index.d.ts',
         'dist/config/config-module-hooks.js',
+        'console/index.html',
       ]),
     );
+    expect(runtime.filter((path) => /^console\/assets\/index-.*\.js$/.test(path))).toHaveLength(1);
   });
 });
 
@@ -312,6 +323,14 @@ async function cliFlow(app: string, configName: string): Promise<void> {
     });
     server.on('exit', (code) => reject(new Error(`wardrik serve exited (${code}) before listening:\n${output}`)));
   });
+
+  // The console is served at / (built by prepack), with its Content-Security-Policy.
+  const page = await fetch(`${url}/`);
+  expect(page.status).toBe(200);
+  expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+  const script = /src="(\/assets\/[^"]+\.js)"/.exec(await page.text())?.[1];
+  expect(script).toBeDefined();
+  expect((await fetch(`${url}${script}`)).status).toBe(200);
 
   const started = await wardrik(app, ['run', 'support', 'Please refund order A1', '--url', url]);
   expect(started.code, shown(started)).toBe(3); // the refund waits for a person

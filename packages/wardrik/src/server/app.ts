@@ -6,6 +6,8 @@ import type { Action, Principal, Resource } from '../auth/types.js';
 import { isJournaled } from '../runtime/events.js';
 import type { Wardrik } from '../runtime/wardrik.js';
 import type { RunRow } from '../store/store.js';
+import { mountConsole } from './console-assets.js';
+import { consoleRoutes } from './console-routes.js';
 import { openApiDocument } from './openapi.js';
 import { ApiProblem, problemResponse, RETRY_AFTER_SECONDS, STORE_FAILED, send } from './problem.js';
 import type { Route } from './routes.js';
@@ -327,6 +329,7 @@ export function createApp(options: AppOptions): Hono<Env> {
       },
     },
     ...sessionRoutes({ wardrik, allow, limit, scopeFilter }),
+    ...consoleRoutes({ wardrik, allow, scopeFilter, slots, streams, heartbeatMs }),
   ];
 
   const document = openApiDocument(routes);
@@ -347,6 +350,8 @@ export function createApp(options: AppOptions): Hono<Env> {
       return route.handle({ c, principal, tokenId });
     });
   }
+  // The console: a page at / that talks only to the routes above.
+  mountConsole(app as unknown as Hono);
   return app;
 }
 

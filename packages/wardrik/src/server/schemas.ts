@@ -112,7 +112,16 @@ export const ListRunsQuery = z
   .object({
     status: z.enum(['running', 'parked', 'completed', 'failed', 'cancelled']).optional(),
     agent: z.string().optional(),
+    principal: z.string().optional().describe('Only the runs acting for this principal (users see only their own).'),
     limit: z.coerce.number().int().min(1).max(1000).optional(),
+  })
+  .strict();
+
+/** GET /v1/inbox */
+export const InboxQuery = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(500).optional().describe('Parks per page (default 50).'),
+    after: z.string().min(3).optional().describe('The next page: the cursor the previous page gave as next.'),
   })
   .strict();
 

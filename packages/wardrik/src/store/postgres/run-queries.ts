@@ -121,8 +121,15 @@ export function listParksQuery(filter: ParkFilter): Built | undefined {
     );
   }
   if (filter.principal !== undefined) conditions.add((parameter) => `principal = ${parameter}`, filter.principal);
+  const newest = filter.order === 'newest';
+  const after = filter.after;
+  if (after !== undefined) {
+    const createdAt = conditions.parameter(after.createdAt);
+    conditions.add((parameter) => `(created_at, id) ${newest ? '<' : '>'} (${createdAt}, ${parameter})`, after.id);
+  }
   const where = conditions.where;
-  const text = `SELECT * FROM parks${where} ORDER BY created_at, id LIMIT ${conditions.parameter(limit ?? null)}`;
+  const order = newest ? 'created_at DESC, id DESC' : 'created_at, id';
+  const text = `SELECT * FROM parks${where} ORDER BY ${order} LIMIT ${conditions.parameter(limit ?? null)}`;
   return { text, values: conditions.values };
 }
 

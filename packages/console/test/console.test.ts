@@ -1,0 +1,375 @@
+/*
+ * The console end to end: a real server (started in-process on a temp SQLite file) and Debian's
+ * Chromium driven through playwright-core, one browser for the file. People sign in, see parks
+ * arrive live, answer them in place (with the keyboard), follow a run's timeline, and meet the
+ * refusals: arguments that fail the tool's schema are never sent, a park answered first is a 409
+ * shown as such, a user sees only its own runs. Payloads in tool output stay text. The screenshots
+ * of the README are made here (docs/console-*.png).
+ */
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { OUTSIDE, ok, tool } from '@wardrik/core';
+import type { Page, Request } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  AuthService,
+  createWardrik,
+  defineAgent,
+  type Message,
+  type RunningServer,
+  sqliteStore,
+  startServer,
+  type Wardrik,
+} from 'wardrik';
+import { ScriptedModel } from 'wardrik/testing';
+import { launchChromium } from './browser.js';
+
+const DOCS = fileURLToPath(new URL('../../../docs/', import.meta.url));
+const XSS_IMG = '<img src=x onerror="window.__xss=1">';
+const XSS_LINK = '<a href="javascript:window.__xss=2">click me</a>';
+
+const lookup = tool({
+  name: 'lookup_order',
+  description: 'Look an order up on the shop’s site (text from outside).',
+  schema: { order_id: { type: 'string', required: true } },
+  annotations: { readOnly: true },
+  run: ({ order_id }) =>
+    ok(
+      { order: order_id, note: `Customer wrote: ${XSS_IMG} ${XSS_LINK}`, link: 'javascript:window.__xss=3' },
+      {
+        labels: [OUTSIDE],
+      },
+    ),
+});
+const refund = tool({
+  name: 'refund',
+  description: 'Refund an order.',
+  schema: {
+    order_id: { type: 'string', required: true },
+    amount: { type: 'number', required: true },
+  },
+  annotations: { destructive: true },
+  run: ({ order_id, amount }) => ({ refunded: amount, order: order_id }),
+});
+const support = defineAgent({
+  name: 'support',
+  instructions: 'Help with orders.',
+  tools: [lookup, refund],
+  model: new ScriptedModel((request) => {
+    const answers = request.messages.filter((message: Message) => message.role === 'tool');
+    if (answers.length === 0) return { toolCalls: [{ name: 'lookup_order', arguments: { order_id: 'A1' } }] };
+    if (answers.length === 1) {
+      return {
+        text: `Refunding A1. ${XSS_IMG}`,
+        toolCalls: [{ name: 'refund', arguments: { order_id: 'A1', amount: 120 } }],
+        measures: { usd: 0.0042 },
+      };
+    }
+    return { text: `Done: ${JSON.stringify((answers.at(-1) as { content: unknown }).content)} ${XSS_LINK}` };
+  }),
+});
+
+let wardrik: Wardrik;
+let server: RunningServer;
+let close: () => Promise<void>;
+let newPage: () => Promise<Page>;
+const tokens: Record<string, string> = {};
+/** Every URL the browser asked for, to check no token ever went into one. */
+const requested: string[] = [];
+
+async function startRun(principal: 'alice' | 'bob'): Promise<{ runId: string; parkId: string }> {
+  const response = await fetch(`${server.url}/v1/runs`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${tokens[principal]}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ agent: 'support', input: 'Please refund order A1', wait: true }),
+  });
+  const body = (await response.json()) as { runId: string; status: string; parks: { id: string }[] };
+  expect(body.status).toBe('parked');
+  return { runId: body.runId, parkId: body.parks[0]?.id ?? '' };
+}
+
+async function signIn(page: Page, who: string): Promise<void> {
+  await page.goto(`${server.url}/`);
+  await page.getByLabel('Token').fill(tokens[who] ?? '');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}
+
+/** The card of a park in the inbox. */
+const card = (page: Page, parkId: string) => page.locator(`article[data-park="${parkId}"]`);
+
+beforeAll(async () => {
+  const directory = mkdtempSync(join(tmpdir(), 'wardrik-console-'));
+  wardrik = await createWardrik({ store: sqliteStore(join(directory, 'wardrik.db')), agents: [support] });
+  const auth = new AuthService(wardrik.store);
+  server = await startServer({ wardrik, auth, port: 0 });
+  tokens['admin'] = (await auth.ensureAdmin())?.token ?? '';
+  for (const [name, role] of [
+    ['olivia', 'operator'],
+    ['alice', 'user'],
+    ['bob', 'user'],
+  ] as const) {
+    const principal = await auth.createPrincipal({ name, role, kind: 'user', agents: ['*'] });
+    tokens[name] = (await auth.issueToken(principal.id)).token;
+  }
+  const launched = await launchChromium();
+  close = launched.close;
+  launched.context.on('request', (request: Request) => {
+    requested.push(request.url());
+  });
+  newPage = () => launched.context.newPage();
+  mkdirSync(DOCS, { recursive: true });
+}, 120_000);
+
+afterAll(async () => {
+  await close?.();
+  await server?.close();
+  await wardrik?.close();
+});
+
+describe('the console', () => {
+  it('is served at / with a strict CSP (no inline script), and sign-in shows a 401 plainly', async () => {
+    const response = await fetch(`${server.url}/`);
+    expect(response.status).toBe(200);
+    const csp = response.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(csp).not.toContain('unsafe-eval');
+    const html = await response.text();
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/); // every script is a file
+
+    const page = await newPage();
+    await page.goto(`${server.url}/`);
+    await page.getByLabel('Token').fill('wdk_not_a_real_token');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('Not signed in (401)');
+    await page.close();
+  });
+
+  it('a run parks; the park shows in the open inbox without a reload; approved with the keyboard; the timeline shows who decided', async () => {
+    const page = await newPage();
+    await signIn(page, 'olivia');
+    await page.getByText(/open parks? shown/).waitFor();
+    await page.locator('[data-live="live"]').waitFor();
+
+    const { runId, parkId } = await startRun('alice');
+    const parked = card(page, parkId);
+    await parked.waitFor({ timeout: 30_000 }); // arrived live: no reload
+    await expect.poll(() => parked.textContent()).toContain('refund');
+    const text = (await parked.textContent()) ?? '';
+    expect(text).toContain('approval: a gate held the call');
+    expect(text).toContain('support');
+    expect(text).toContain(runId);
+    expect(text).toContain('outside');
+    expect(text).toContain('(text from outside)'); // not told by colour alone
+    expect(text).toContain('"amount": 120');
+    expect(text).toContain('$0.0042');
+    await page.screenshot({ path: join(DOCS, 'console-inbox.png'), fullPage: true });
+
+    // Keyboard only: focus Approve, Enter, then Tab to the Send button, Enter.
+    await parked.getByRole('button', { name: 'Approve' }).focus();
+    await page.keyboard.press('Enter');
+    for (let tab = 0; tab < 10; tab += 1) {
+      if (await page.evaluate(() => document.activeElement?.textContent?.startsWith('Send'))) break;
+      await page.keyboard.press('Tab');
+    }
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Send: Approve');
+    await page.keyboard.press('Enter');
+    await parked.getByText('Answered by olivia: approve').waitFor();
+
+    const result = await wardrik.wait(runId);
+    expect(result.status).toBe('completed');
+    await page.goto(`${server.url}/#/runs/${runId}`);
+    const timeline = page.getByRole('list', { name: 'timeline' });
+    await timeline.getByText('decision by olivia: approve').waitFor();
+    await timeline.getByText('answered by olivia: approve').waitFor();
+    await page.getByText('ended: completed').waitFor();
+    await page.screenshot({ path: join(DOCS, 'console-timeline.png'), fullPage: true });
+    await page.close();
+  });
+
+  it('edited arguments that fail the tool’s schema are refused before anything is sent; valid ones are sent', async () => {
+    const page = await newPage();
+    await signIn(page, 'olivia');
+    const { runId, parkId } = await startRun('alice');
+    const parked = card(page, parkId);
+    await parked.waitFor({ timeout: 30_000 });
+    const answers: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && request.url().includes('/answer')) answers.push(request.url());
+    });
+    await parked.getByRole('button', { name: 'Edit arguments' }).click();
+    const editor = parked.getByLabel(/Arguments \(JSON/);
+    await editor.fill('{ "order_id": 7, "amount": "lots" }');
+    await parked.getByRole('button', { name: 'Send: Edit arguments' }).click();
+    const problems = parked.getByRole('alert');
+    await expect.poll(() => problems.textContent()).toContain('order_id');
+    expect(await problems.textContent()).toContain('amount');
+    await editor.fill('{ "order_id": "A1" ');
+    await parked.getByRole('button', { name: 'Send: Edit arguments' }).click();
+    await expect.poll(() => problems.textContent()).toContain('not JSON');
+    expect(answers).toEqual([]);
+    expect((await wardrik.getPark(parkId)).status).toBe('open');
+
+    await editor.fill('{ "order_id": "A1", "amount": 60 }');
+    await parked.getByRole('button', { name: 'Send: Edit arguments' }).click();
+    await parked.getByText('Answered by olivia: edit').waitFor();
+    expect(answers).toHaveLength(1);
+    expect((await wardrik.wait(runId)).output).toContain('"refunded":60');
+    await page.close();
+  });
+
+  it('a second person answering the same park sees the 409 and what happened', async () => {
+    const first = await newPage();
+    const second = await newPage();
+    // The second person's inbox is not live (its stream is cut), as if their network lagged.
+    await second.route('**/v1/inbox/events', (route) => route.abort());
+    await signIn(first, 'olivia');
+    await signIn(second, 'admin');
+    const { parkId } = await startRun('alice');
+    await card(first, parkId).waitFor({ timeout: 30_000 });
+    await second.reload();
+    await card(second, parkId).waitFor({ timeout: 30_000 });
+
+    await card(first, parkId).getByRole('button', { name: 'Deny' }).click();
+    await card(first, parkId)
+      .getByLabel(/Reason/)
+      .fill('not this one');
+    await card(first, parkId).getByRole('button', { name: 'Send: Deny' }).click();
+    await card(first, parkId).getByText('Answered by olivia: deny').waitFor();
+
+    await card(second, parkId).getByRole('button', { name: 'Approve' }).click();
+    await card(second, parkId).getByRole('button', { name: 'Send: Approve' }).click();
+    const conflict = card(second, parkId).locator('.conflict');
+    await conflict.waitFor();
+    expect(await conflict.textContent()).toContain('Conflict (409)');
+    expect(await conflict.textContent()).toContain('Someone answered first: olivia chose deny');
+    expect((await wardrik.getPark(parkId)).decision?.type).toBe('deny');
+    await first.close();
+    await second.close();
+  });
+
+  it('model text, tool output and arguments are shown as text: the <img onerror> and javascript: payloads stay text', async () => {
+    const page = await newPage();
+    const violations: string[] = [];
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+    });
+    await signIn(page, 'admin');
+    const { runId, parkId } = await startRun('bob');
+    await card(page, parkId).waitFor({ timeout: 30_000 });
+    await page.goto(`${server.url}/#/runs/${runId}`);
+    const timeline = page.getByRole('list', { name: 'timeline' });
+    await timeline.getByText('Customer wrote:', { exact: false }).first().waitFor();
+    const shown = (await timeline.textContent()) ?? '';
+    expect(shown).toContain(XSS_IMG);
+    expect(shown).toContain('javascript:window.__xss=2');
+    expect(shown).toContain('javascript:window.__xss=3');
+    expect(await page.locator('img').count()).toBe(0);
+    expect(await page.locator('a[href^="javascript:"]').count()).toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
+    expect(violations).toEqual([]);
+    await wardrik.cancel(runId, 'test done');
+    await page.close();
+  });
+
+  it('a user token sees only its own runs and parks, and is not offered what it may not do', async () => {
+    const own = await startRun('bob');
+    const others = await startRun('alice');
+    const page = await newPage();
+    await signIn(page, 'bob');
+    const nav = page.getByRole('navigation', { name: 'pages' });
+    expect(await nav.getByRole('link').allTextContents()).toEqual(['Inbox', 'Runs', 'Sessions']);
+    await card(page, own.parkId).waitFor();
+    expect(await card(page, others.parkId).count()).toBe(0);
+    expect(await card(page, own.parkId).getByRole('button', { name: 'Approve' }).count()).toBe(0);
+    await page.goto(`${server.url}/#/runs`);
+    const runs = page.getByRole('list', { name: 'runs' });
+    await runs.getByText(own.runId).waitFor();
+    expect(await runs.getByText(others.runId).count()).toBe(0);
+    await page.goto(`${server.url}/#/runs/${own.runId}`);
+    await page.getByText('Timeline').waitFor();
+    expect(await page.getByRole('button', { name: /Cancel the run/ }).count()).toBe(1);
+    expect(await page.getByRole('button', { name: /Release labels/ }).count()).toBe(0);
+    await page.goto(`${server.url}/#/runs/${others.runId}`);
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('Not allowed (403)');
+    await wardrik.cancel(own.runId);
+    await wardrik.cancel(others.runId);
+    await page.close();
+  });
+
+  it('an operator releases labels with a reason and cancels a run from its page', async () => {
+    const { runId } = await startRun('alice');
+    const page = await newPage();
+    await signIn(page, 'olivia');
+    await page.goto(`${server.url}/#/runs/${runId}`);
+    await page.getByRole('button', { name: 'Release labels…' }).click();
+    await page.getByRole('checkbox', { name: 'outside' }).check();
+    await page.getByLabel('Why they may be released').fill('checked the page by hand');
+    await page.getByRole('button', { name: 'Release', exact: true }).click();
+    await page.getByText('labels released by olivia').waitFor();
+    expect((await wardrik.getRunSummary(runId)).labels).toEqual([]);
+
+    await page.getByRole('button', { name: 'Cancel the run…' }).click();
+    await page.getByLabel('Reason').fill('customer withdrew');
+    await page.getByRole('button', { name: 'Cancel the run', exact: true }).click();
+    await page.getByText('ended: cancelled').waitFor();
+    expect((await wardrik.getRunSummary(runId)).status).toBe('cancelled');
+    await page.close();
+  });
+
+  it('tokens: an admin creates one (shown once) and revokes it; workers and sessions pages load', async () => {
+    const page = await newPage();
+    await signIn(page, 'admin');
+    await page.goto(`${server.url}/#/tokens`);
+    await page.getByLabel('Principal name').fill('dana');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const secret = page.getByLabel('the new token');
+    await secret.waitFor();
+    const token = await secret.inputValue();
+    expect(token).toMatch(/^wdk_/);
+    const row = page.getByRole('list', { name: 'tokens' }).getByRole('listitem').filter({ hasText: 'dana' });
+    await row.waitFor();
+    page.once('dialog', (dialog) => void dialog.accept());
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    await row.getByText(/revoked/).waitFor();
+    const refused = await fetch(`${server.url}/v1/me`, { headers: { authorization: `Bearer ${token}` } });
+    expect(refused.status).toBe(401);
+
+    await page.goto(`${server.url}/#/workers`);
+    await page.getByText('No worker is connected.').waitFor();
+    await page.goto(`${server.url}/#/sessions`);
+    await page.getByRole('heading', { name: 'Sessions' }).waitFor();
+    await page.close();
+  });
+
+  it('works at 360 px wide: nothing scrolls sideways on the inbox or a run', async () => {
+    const { runId } = await startRun('alice');
+    const page = await newPage();
+    await page.setViewportSize({ width: 360, height: 780 });
+    await signIn(page, 'olivia');
+    await page.locator('article.park').first().waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    await page.screenshot({ path: join(DOCS, 'console-inbox-360.png') });
+    await page.goto(`${server.url}/#/runs/${runId}`);
+    await page.getByText('Timeline').waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    await wardrik.cancel(runId);
+    await page.close();
+  });
+
+  it('never puts a token in a URL, a cookie or localStorage: only in the tab’s sessionStorage', async () => {
+    const page = await newPage();
+    await signIn(page, 'olivia');
+    expect(await page.evaluate(() => sessionStorage.getItem('wardrik.token'))).toBe(tokens['olivia']);
+    expect(await page.evaluate(() => localStorage.length)).toBe(0);
+    expect(await page.context().cookies()).toEqual([]);
+    for (const token of Object.values(tokens)) {
+      expect(requested.filter((url) => url.includes(token))).toEqual([]);
+    }
+    await page.close();
+  });
+});

@@ -1,0 +1,268 @@
+import type { JsonSchema } from '@wardrik/core';
+import { streamSSE } from 'hono/streaming';
+import { can, isRunVisible, type VisibleRuns, visibleRunFilter } from '../auth/permissions.js';
+import type { Action, Principal, Resource } from '../auth/types.js';
+import { isJournaled, type RunEvent } from '../runtime/events.js';
+import type { Wardrik } from '../runtime/wardrik.js';
+import type { ParkRow, RunRow } from '../store/store.js';
+import { ApiProblem, RETRY_AFTER_SECONDS } from './problem.js';
+import type { Route } from './routes.js';
+import { InboxQuery } from './schemas.js';
+import { SERVER_LIMIT_DEFAULTS } from './server-settings.js';
+import type { StreamSlots } from './stream-slots.js';
+import type { TokenConnections } from './token-connections.js';
+import { readQuery } from './validate.js';
+
+/** What the console's routes need of the app. */
+export interface ConsoleRouteOptions {
+  readonly wardrik: Wardrik;
+  /** Throws a 403 problem naming why, unless `principal` may take `action`. */
+  readonly allow: (principal: Principal, action: Action, resource?: Resource) => void;
+  /** What a listing is narrowed to for a principal's scope. */
+  readonly scopeFilter: (visible: VisibleRuns) => { principal?: string; agents?: readonly string[] };
+  /** Event streams per principal. */
+  readonly slots: StreamSlots;
+  /** Streams by the token that opened them (revoking it ends them). */
+  readonly streams: TokenConnections;
+  /** Comment lines sent on idle event streams, in ms. */
+  readonly heartbeatMs: number;
+}
+
+/** The actions `GET /v1/me` reports, in the order it lists them. */
+const ACTIONS: readonly Action[] = [
+  'agents.list',
+  'run.start',
+  'run.read',
+  'run.cancel',
+  'park.read',
+  'park.answer',
+  'labels.release',
+  'state.edit',
+  'app-state.edit',
+  'tokens.manage',
+  'workers.list',
+];
+
+/** An inbox page holds at most this many parks. */
+const DEFAULT_INBOX_LIMIT = 50;
+
+/** The run a park holds, as the inbox shows it. */
+export interface InboxRun {
+  readonly id: string;
+  readonly agent: string;
+  readonly principal: string;
+  readonly status: RunRow['status'];
+  /** The run's cost so far (as of its park). */
+  readonly measures: RunRow['measures'];
+  readonly labels: RunRow['labels'];
+}
+
+/** One open park in the inbox: the park, its run, and the JSON Schema of the tool it holds, when known. */
+export interface InboxItem {
+  readonly park: ParkRow;
+  readonly run: InboxRun;
+  /** The input schema of the held call's tool (local tools of the agent); absent when not known here. */
+  readonly schema?: JsonSchema;
+}
+
+/**
+ * The routes the console needs, part of the public API: who am I (`/v1/me`), the inbox of open
+ * parks newest first, paged (`/v1/inbox`), and its live stream (`/v1/inbox/events`).
+ */
+export function consoleRoutes(options: ConsoleRouteOptions): Route[] {
+  const { wardrik, allow, scopeFilter, slots, streams, heartbeatMs } = options;
+
+  const schemaOf = (agentName: string, tool: string | undefined): JsonSchema | undefined => {
+    if (tool === undefined) return undefined;
+    const agent = wardrik.agents().find((each) => each.name === agentName);
+    return agent?.toolDefinitions.find((definition) => definition.name === tool)?.inputSchema;
+  };
+  const itemOf = (park: ParkRow, run: RunRow): InboxItem => {
+    const schema = schemaOf(run.agent, park.call?.name);
+    return {
+      park,
+      run: {
+        id: run.id,
+        agent: run.agent,
+        principal: run.principal,
+        status: run.status,
+        measures: run.measures,
+        labels: run.labels,
+      },
+      ...(schema === undefined ? {} : { schema }),
+    };
+  };
+
+  return [
+    {
+      method: 'get',
+      path: '/v1/me',
+      summary: 'Who the token is: its principal, and which actions it may take (what the console offers)',
+      authenticated: true,
+      success: { status: 200, description: 'The principal and, for each action, whether it may take it.' },
+      handle: ({ c, principal }) => {
+        const may = Object.fromEntries(ACTIONS.map((action) => [action, can(principal, action).allowed]));
+        const { id, name, kind, role, agents } = principal;
+        return c.json({ principal: { id, name, kind, role, agents }, may });
+      },
+    },
+    {
+      method: 'get',
+      path: '/v1/inbox',
+      summary:
+        'Open parks you may read, newest first, paged (next: the cursor of the next page), each with its run (agent, principal, cost so far, labels) and the JSON Schema of the tool it holds when known',
+      authenticated: true,
+      query: InboxQuery,
+      success: { status: 200, description: '{ items, next? }: items newest first; next is absent on the last page.' },
+      handle: async ({ c, principal }) => {
+        const query = readQuery(c, InboxQuery);
+        allow(principal, 'park.read');
+        const limit = query.limit ?? DEFAULT_INBOX_LIMIT;
+        const parks = await wardrik.listParks({
+          status: 'open',
+          order: 'newest',
+          limit: limit + 1,
+          ...(query.after === undefined ? {} : { after: parseCursor(query.after) }),
+          ...scopeFilter(visibleRunFilter(principal)),
+        });
+        const page = parks.slice(0, limit);
+        const runs = new Map<string, RunRow>();
+        for (const park of page) {
+          if (!runs.has(park.runId)) runs.set(park.runId, await wardrik.getRunSummary(park.runId));
+        }
+        const items = page.map((park) => itemOf(park, runs.get(park.runId) as RunRow));
+        const last = page.at(-1);
+        const next = parks.length > limit && last !== undefined ? cursorOf(last) : undefined;
+        return c.json({ items, ...(next === undefined ? {} : { next }) });
+      },
+    },
+    {
+      method: 'get',
+      path: '/v1/inbox/events',
+      summary:
+        'Follow the inbox live (Server-Sent Events): ready once listening (then read /v1/inbox), park-opened (an inbox item), park-answered, run-ended (its open parks closed); for runs driven by this node',
+      authenticated: true,
+      success: {
+        status: 200,
+        description: 'text/event-stream: ready, park-opened, park-answered, run-ended.',
+        stream: true,
+      },
+      problems: {
+        429: `You have maxStreamsPerPrincipal event streams open (default ${SERVER_LIMIT_DEFAULTS.maxStreamsPerPrincipal}); retry after Retry-After seconds (${RETRY_AFTER_SECONDS}).`,
+      },
+      handle: ({ c, principal, tokenId }) => {
+        const releaseSlot = slots.take(principal);
+        try {
+          allow(principal, 'park.read');
+        } catch (thrown) {
+          releaseSlot();
+          throw thrown;
+        }
+        const visible = visibleRunFilter(principal);
+        const bearer = c.req.header('authorization') ?? '';
+        return streamSSE(c, async (stream) => {
+          const queue: RunEvent[] = [];
+          let wake: (() => void) | undefined;
+          let ended = false;
+          const end = () => {
+            ended = true;
+            wake?.();
+          };
+          stream.onAbort(end);
+          const unsubscribe = wardrik.subscribe('*', (event) => {
+            if (event.type !== 'run-parked' && event.type !== 'park-answered' && event.type !== 'run-ended') return;
+            queue.push(event);
+            wake?.();
+          });
+          const releaseToken = streams.hold({ tokenId, bearer }, () => stream.abort());
+          const heartbeat = setInterval(() => {
+            stream.write(': keep-alive\n\n').catch(end);
+          }, heartbeatMs);
+          // Whose each run is, to show only what the principal may read (a run's row is read once).
+          const owners = new RunOwners(wardrik);
+          try {
+            await stream.writeSSE({ event: 'ready', data: '{}' });
+            while (!ended) {
+              const event = queue.shift();
+              if (event === undefined) {
+                await new Promise<void>((resolve) => {
+                  wake = resolve;
+                });
+                wake = undefined;
+                continue;
+              }
+              if (!isJournaled(event)) continue;
+              const run = await owners.of(event.runId);
+              if (run === undefined || !isRunVisible(visible, run)) continue;
+              const record = event.record;
+              if (record.type === 'run-parked') {
+                const park = await wardrik.store.getPark(record.park.id).catch(() => undefined);
+                if (park === undefined || park.status !== 'open') continue;
+                const row = await wardrik.getRunSummary(event.runId);
+                await stream.writeSSE({ event: 'park-opened', data: JSON.stringify(itemOf(park, row)) });
+              } else if (record.type === 'park-answered') {
+                const { parkId, decision, by, at } = record;
+                const data = { parkId, runId: event.runId, decision, by, at };
+                await stream.writeSSE({ event: 'park-answered', data: JSON.stringify(data) });
+              } else if (record.type === 'run-ended') {
+                const data = { runId: event.runId, status: record.status };
+                await stream.writeSSE({ event: 'run-ended', data: JSON.stringify(data) });
+                owners.forget(event.runId);
+              }
+            }
+          } finally {
+            clearInterval(heartbeat);
+            unsubscribe();
+            releaseToken();
+            releaseSlot();
+          }
+        });
+      },
+    },
+  ];
+}
+
+/** A page's cursor: the last park's `createdAt` and id. */
+function cursorOf(park: ParkRow): string {
+  return `${park.createdAt}:${park.id}`;
+}
+
+function parseCursor(cursor: string): { createdAt: number; id: string } {
+  const colon = cursor.indexOf(':');
+  const createdAt = Number(cursor.slice(0, colon));
+  if (colon < 1 || !Number.isSafeInteger(createdAt) || colon === cursor.length - 1) {
+    throw new ApiProblem(400, 'invalid_request', 'Invalid request', 'after: expected a cursor as given in next');
+  }
+  return { createdAt, id: cursor.slice(colon + 1) };
+}
+
+/** The agent and principal of runs, read once each (a small cache per stream). */
+class RunOwners {
+  readonly #wardrik: Wardrik;
+  readonly #known = new Map<string, { agent: string; principal: string }>();
+
+  constructor(wardrik: Wardrik) {
+    this.#wardrik = wardrik;
+  }
+
+  async of(runId: string): Promise<{ agent: string; principal: string } | undefined> {
+    const known = this.#known.get(runId);
+    if (known !== undefined) return known;
+    try {
+      const row = await this.#wardrik.getRunSummary(runId);
+      const owner = { agent: row.agent, principal: row.principal };
+      if (this.#known.size >= 10_000) {
+        const oldest = this.#known.keys().next().value;
+        if (oldest !== undefined) this.#known.delete(oldest);
+      }
+      this.#known.set(runId, owner);
+      return owner;
+    } catch {
+      return undefined;
+    }
+  }
+
+  forget(runId: string): void {
+    this.#known.delete(runId);
+  }
+}
