@@ -84,6 +84,8 @@ export interface ArtifactSource {
   list(): Promise<readonly ArtifactInfo[]>;
   versions(name: string): Promise<readonly ArtifactInfo[]>;
   delete(name: string): Promise<boolean>;
+  /** Sets the labels of a version this call saved (to add its answer's labels, known once it answered). */
+  relabel(name: string, version: number, labels: readonly Label[]): Promise<void>;
 }
 
 const encoder = new TextEncoder();
@@ -94,6 +96,7 @@ export class ArtifactsView implements ToolArtifacts {
   readonly #labels: () => readonly Label[];
   readonly #onRead: (labels: readonly Label[]) => void;
   #saves = 0;
+  readonly #saved: ArtifactInfo[] = [];
 
   constructor(
     source: ArtifactSource | undefined,
@@ -117,7 +120,22 @@ export class ArtifactsView implements ToolArtifacts {
     const bytes = typeof data === 'string' ? encoder.encode(data) : data;
     const labels = mergeLabels(this.#labels(), options.labels);
     const saveIndex = this.#saves++;
-    return source.save(name, bytes, { mediaType: options.mediaType, labels, saveIndex });
+    const saved = await source.save(name, bytes, { mediaType: options.mediaType, labels, saveIndex });
+    this.#saved.push(saved);
+    return saved;
+  }
+
+  /**
+   * Gives what this call saved the labels of its answer too (called by the runtime once the call
+   * answered): an artifact saved by a call whose answer is `outside` is `outside`, even when the
+   * tool said so only in its answer.
+   */
+  async labelSaves(labels: readonly Label[]): Promise<void> {
+    if (labels.length === 0 || this.#source === undefined) return;
+    for (const saved of this.#saved) {
+      if (labels.every((label) => saved.labels.includes(label))) continue;
+      await this.#source.relabel(saved.name, saved.version, mergeLabels(saved.labels, labels));
+    }
   }
 
   async load(name: string, options: { readonly version?: number } = {}): Promise<Artifact | undefined> {

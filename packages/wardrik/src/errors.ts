@@ -53,6 +53,10 @@ export class RunHeldElsewhereError extends family('run_held_elsewhere') {}
  * left as it is on disk, marked with the reason (`RunRow.attention`); it can still be cancelled.
  */
 export class RunNeedsAttentionError extends family('run_needs_attention') {}
+/** No artifact (or no such version of it) by that name. */
+export class ArtifactNotFoundError extends family('artifact_not_found') {}
+/** An artifact over the size limit (`createWardrik({ artifacts: { maxBytes } })`). */
+export class ArtifactTooLargeError extends family('artifact_too_large') {}
 
 /** A model failure. `retryable: false` (a bad key, an unknown model) fails the run at once. */
 export class ModelError extends family('model') {

@@ -6,6 +6,8 @@ import {
   type CompleteExternal,
   call,
   createContext,
+  describeReason,
+  error,
   type Label,
   type MemorySource,
   type Progress,
@@ -95,7 +97,11 @@ export async function attemptCall(input: AttemptInput): Promise<Attempt> {
     ...(input.privates ? { privates: input.privates } : {}),
   });
   const answered = call(input.tools, { id: input.callId, name: input.name, arguments: input.arguments }, context).then(
-    (answer): Attempt => ({ kind: 'answered', answer, stateChanges: context.stateChanges }),
+    async (answer): Promise<Attempt> => ({
+      kind: 'answered',
+      answer: await withSavesLabelled(context, answer),
+      stateChanges: context.stateChanges,
+    }),
   );
   let stopWaiting: (() => void) | undefined;
   const cancelled = new Promise<Attempt>((resolve) => {
@@ -115,6 +121,23 @@ export async function attemptCall(input: AttemptInput): Promise<Attempt> {
   } finally {
     if (timer) clearTimeout(timer);
     stopWaiting?.();
+  }
+}
+
+/**
+ * Gives the artifacts the call saved its answer's labels (a tool may say `outside` only in its
+ * answer); if that fails, the call fails with an error answer saying so, keeping its labels.
+ */
+async function withSavesLabelled(context: ReturnType<typeof createContext>, answer: Answer): Promise<Answer> {
+  if (answer.type === 'park') return answer;
+  try {
+    await context.artifacts.labelSaves(answer.labels ?? []);
+    return answer;
+  } catch (cause) {
+    return error(`the artifacts this call saved could not be labelled: ${describeReason(cause)}`, {
+      ...(answer.labels ? { labels: answer.labels } : {}),
+      ...(answer.measures ? { measures: answer.measures } : {}),
+    });
   }
 }
 

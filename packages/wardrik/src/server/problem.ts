@@ -50,6 +50,8 @@ const statusByCode: Record<string, ContentfulStatusCode> = {
   agent_not_found: 404,
   run_not_found: 404,
   session_not_found: 404,
+  artifact_not_found: 404,
+  artifact_too_large: 413,
   session_busy: 409,
   park_not_found: 404,
   token_not_found: 404,

@@ -32,6 +32,8 @@ export interface ArtifactStore {
   listArtifacts(scopes: readonly ArtifactScopeId[]): Promise<ArtifactInfo[]>;
   /** Every version of a name, oldest first. */
   artifactVersions(scope: ArtifactScopeId, name: string): Promise<ArtifactInfo[]>;
+  /** Sets the labels of a version (labels only ever grow: the caller passes the old ones and the new). */
+  labelArtifact(scope: ArtifactScopeId, name: string, version: number, labels: readonly Label[]): Promise<void>;
   /** Deletes every version of a name; resolves to how many there were. */
   deleteArtifact(scope: ArtifactScopeId, name: string): Promise<number>;
 }

@@ -200,6 +200,10 @@ export class MemoryStore implements Store {
     return this.artifacts.artifactVersions(scope, name);
   }
 
+  labelArtifact(scope: ArtifactScopeId, name: string, version: number, labels: readonly string[]): Promise<void> {
+    return this.artifacts.labelArtifact(scope, name, version, labels);
+  }
+
   deleteArtifact(scope: ArtifactScopeId, name: string): Promise<number> {
     return this.artifacts.deleteArtifact(scope, name);
   }

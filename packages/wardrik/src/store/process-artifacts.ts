@@ -1,4 +1,4 @@
-import type { Artifact, ArtifactInfo } from '@wardrik/core';
+import type { Artifact, ArtifactInfo, Label } from '@wardrik/core';
 import type { ArtifactSave, ArtifactScopeId, ArtifactStore } from './artifact-store.js';
 
 interface Version {
@@ -62,6 +62,14 @@ export class ProcessArtifacts implements ArtifactStore {
   async artifactVersions(scope: ArtifactScopeId, name: string): Promise<ArtifactInfo[]> {
     this.#check();
     return (this.#artifacts.get(scope)?.get(name) ?? []).map((version) => copy(version.info));
+  }
+
+  async labelArtifact(scope: ArtifactScopeId, name: string, version: number, labels: readonly Label[]): Promise<void> {
+    this.#check();
+    const versions = this.#artifacts.get(scope)?.get(name) ?? [];
+    const index = versions.findIndex((each) => each.info.version === version);
+    const found = versions[index];
+    if (found) versions[index] = { ...found, info: { ...found.info, labels: [...labels] } };
   }
 
   async deleteArtifact(scope: ArtifactScopeId, name: string): Promise<number> {

@@ -99,6 +99,21 @@ export async function artifactVersions(
   return rows.map(infoFrom);
 }
 
+export async function labelArtifact(
+  client: pg.ClientBase,
+  scope: ArtifactScopeId,
+  name: string,
+  version: number,
+  labels: readonly string[],
+): Promise<void> {
+  await client.query('UPDATE artifacts SET labels = $4 WHERE scope = $1 AND name = $2 AND version = $3', [
+    scope,
+    name,
+    version,
+    JSON.stringify(labels),
+  ]);
+}
+
 export async function deleteArtifact(client: pg.ClientBase, scope: ArtifactScopeId, name: string): Promise<number> {
   const { rowCount } = await client.query('DELETE FROM artifacts WHERE scope = $1 AND name = $2', [scope, name]);
   return rowCount ?? 0;

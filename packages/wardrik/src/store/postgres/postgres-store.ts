@@ -623,6 +623,14 @@ export class PostgresStore implements Store {
     );
   }
 
+  async labelArtifact(scope: ArtifactScopeId, name: string, version: number, labels: readonly string[]): Promise<void> {
+    await this.#call(
+      `labelling artifact ${name}`,
+      (client) => artifacts.labelArtifact(client, scope, name, version, labels),
+      { retry: true },
+    );
+  }
+
   async deleteArtifact(scope: ArtifactScopeId, name: string): Promise<number> {
     return this.#call(`deleting artifact ${name}`, (client) => artifacts.deleteArtifact(client, scope, name), {
       retry: true,

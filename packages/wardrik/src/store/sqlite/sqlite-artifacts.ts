@@ -22,6 +22,7 @@ export interface SqliteArtifacts {
   listArtifacts(scopes: readonly ArtifactScopeId[]): ArtifactInfo[];
   artifactVersions(scope: ArtifactScopeId, name: string): ArtifactInfo[];
   deleteArtifact(scope: ArtifactScopeId, name: string): number;
+  labelArtifact(scope: ArtifactScopeId, name: string, version: number, labels: readonly string[]): void;
   /** Deletes every artifact of a scope (a deleted session's). */
   deleteScope(scope: ArtifactScopeId): void;
 }
@@ -55,6 +56,9 @@ export function prepareArtifacts(database: Database.Database): SqliteArtifacts {
     `SELECT ${INFO} FROM artifacts WHERE scope = ? AND name = ? ORDER BY version`,
   );
   const remove = database.prepare<[string, string]>('DELETE FROM artifacts WHERE scope = ? AND name = ?');
+  const relabel = database.prepare<[string, string, string, number]>(
+    'UPDATE artifacts SET labels = ? WHERE scope = ? AND name = ? AND version = ?',
+  );
   const removeScope = database.prepare<[string]>('DELETE FROM artifacts WHERE scope = ?');
 
   const save = database.transaction((artifact: ArtifactSave): ArtifactInfo => {
@@ -99,6 +103,9 @@ export function prepareArtifacts(database: Database.Database): SqliteArtifacts {
         .sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0)),
     artifactVersions: (scope, name) => versions.all(scope, name).map(infoFrom),
     deleteArtifact: (scope, name) => remove.run(scope, name).changes,
+    labelArtifact: (scope, name, version, labels) => {
+      relabel.run(JSON.stringify(labels), scope, name, version);
+    },
     deleteScope: (scope) => {
       removeScope.run(scope);
     },

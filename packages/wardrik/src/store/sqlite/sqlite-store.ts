@@ -732,6 +732,12 @@ export class SqliteStore implements Store {
     );
   }
 
+  labelArtifact(scope: ArtifactScopeId, name: string, version: number, labels: readonly string[]): Promise<void> {
+    return this.writeNowResult(`labelling artifact ${name}`, (statements) =>
+      statements.artifacts.labelArtifact(scope, name, version, labels),
+    );
+  }
+
   deleteArtifact(scope: ArtifactScopeId, name: string): Promise<number> {
     return this.writeNowResult(`deleting artifact ${name}`, (statements) =>
       statements.artifacts.deleteArtifact(scope, name),
