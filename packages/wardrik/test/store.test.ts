@@ -197,6 +197,24 @@ describe.each(storeFactories)('$name: shared behaviour', ({ open }) => {
     expect(await ids({ kind: 'tool' })).toEqual(['p1', 'p2']);
   });
 
+  it('lists parks newest first, and a page at a time after the last one shown (ties by id)', async () => {
+    await parkRun(store, 'r1', 'p2', 'alice', 300);
+    await parkRun(store, 'r2', 'p1', 'bob', 100);
+    await store.write(
+      { runId: 'r1', records: [], parks: [park('p3', 'r1', 300), park('p4', 'r1', 200)] },
+      { durable: false },
+    );
+    const ids = async (filter?: Parameters<Store['listParks']>[0]) =>
+      (await store.listParks(filter)).map((row) => row.id);
+    expect(await ids({ order: 'newest' })).toEqual(['p3', 'p2', 'p4', 'p1']);
+    expect(await ids({ order: 'newest', status: 'open', limit: 2 })).toEqual(['p3', 'p2']);
+    expect(await ids({ order: 'newest', after: { createdAt: 300, id: 'p2' } })).toEqual(['p4', 'p1']);
+    expect(await ids({ order: 'newest', after: { createdAt: 300, id: 'p3' }, limit: 1 })).toEqual(['p2']);
+    expect(await ids({ order: 'newest', after: { createdAt: 100, id: 'p1' } })).toEqual([]);
+    expect(await ids({ order: 'oldest', after: { createdAt: 200, id: 'p4' } })).toEqual(['p2', 'p3']);
+    expect(await ids({ order: 'newest', principal: 'bob' })).toEqual(['p1']);
+  });
+
   it('answers an open park once, durably, with its write in the same step', async () => {
     const open = await parkRun(store, 'r1', 'p1');
     const answer = answerOf('r1', 'p1');
