@@ -5,6 +5,8 @@
  */
 import { OUTSIDE, ok, park, tool } from '@wardrik/core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { PLAIN } from '../src/cli/style.js';
+import { timeline } from '../src/cli/timeline.js';
 import { agentTool, defineAgent, type Model, type ModelRequest, type Wardrik } from '../src/index.js';
 import { lastToolResults, ScriptedModel } from '../src/testing/index.js';
 import { openWardrik, tempDbPath, until } from './helpers.js';
@@ -117,6 +119,9 @@ describe('an agent called as a tool', () => {
       parent: { runId: result.runId, callId: 'c1.0' },
     });
     expect(child.labels).toContain(OUTSIDE);
+    // `wardrik show` links them both ways.
+    expect(timeline(parent, { style: PLAIN }).join('\n')).toContain(`c1.0: child run ${childId} of researcher`);
+    expect(timeline(child, { style: PLAIN }).join('\n')).toContain(`Child run of ${result.runId} (its call c1.0)`);
   });
 
   it("starts with its caller's labels: a tainted caller can't launder a side effect through a child", async () => {

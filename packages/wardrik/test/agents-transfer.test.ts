@@ -5,6 +5,8 @@
  */
 import { OUTSIDE, ok, tool } from '@wardrik/core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { PLAIN } from '../src/cli/style.js';
+import { timeline } from '../src/cli/timeline.js';
 import {
   AgentDefinitionError,
   createWardrik,
@@ -132,6 +134,10 @@ describe('transfer to a sub-agent', () => {
     expect(steps.map((step) => step.agent ?? 'front')).toEqual(['front', 'billing', 'billing']);
     expect((await wardrik.getRunSummary(result.runId)).agent).toBe('front');
     expect(result.measures.usd).toBeCloseTo(0.02);
+    // `wardrik show` tells who spoke at each step and where the run was handed.
+    const shown = timeline(await wardrik.getRun(result.runId), { style: PLAIN }).join('\n');
+    expect(shown).toContain('front handed the run to billing: the customer wants a refund');
+    expect(shown).toMatch(/Step 2 \(billing, scripted/);
   });
 
   it("the target's policy judges its calls, with the labels the run carried before the transfer", async () => {

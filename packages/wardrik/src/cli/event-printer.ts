@@ -120,6 +120,10 @@ export class EventPrinter {
         return [parkAnsweredLine(record, style)];
       case 'labels-released':
         return [`  ${record.by} released ${describeLabels(record.labels)}: ${record.reason}`];
+      case 'agent-transferred':
+        return [`  ${record.from} handed the run to ${record.to}${record.reason ? `: ${record.reason}` : ''}`];
+      case 'child-run-started':
+        return [paint(style, 'dim', `  ${record.callId}: child run ${record.childRunId} of ${record.agent}`)];
       case 'run-ended':
         return [
           record.status === 'completed'

@@ -50,15 +50,24 @@ export function timeline(run: RunDetails, options: TimelineOptions): string[] {
             `  Session ${record.session}: ${plural(record.history?.length ?? 0, 'earlier message')} seen${carried}`,
           );
         }
+        if (record.parent) lines.push(`  Child run of ${record.parent.runId} (its call ${record.parent.callId})`);
+        if (record.labels?.length && record.parent)
+          lines.push(`  Carries ${describeLabels(record.labels)} from its parent`);
         lines.push(`  Input: ${json(record.input, 2000)}`);
         break;
       case 'model-step': {
         steps += 1;
         for (const call of record.toolCalls) calls.add(call.callId);
         const cutOff = record.truncated ? ' — cut off at its output token limit' : '';
+        const speaker = record.agent === undefined ? '' : `${record.agent}, `;
+        const byCallback = record.callback === undefined ? '' : ` — answered by its ${record.callback} callback`;
         lines.push(
           '',
-          paint(style, 'bold', `Step ${record.step} (${record.model}): ${describeCost(record.measures)}${cutOff}`),
+          paint(
+            style,
+            'bold',
+            `Step ${record.step} (${speaker}${record.model}): ${describeCost(record.measures)}${cutOff}${byCallback}`,
+          ),
         );
         if (record.tools) lines.push(`  offered: ${record.tools.length ? record.tools.join(', ') : 'no tools'}`);
         for (const left of record.unavailable ?? []) lines.push(`  left out: toolset ${left.toolset} (${left.reason})`);
@@ -89,6 +98,19 @@ export function timeline(run: RunDetails, options: TimelineOptions): string[] {
         break;
       case 'labels-released':
         lines.push(`  ${record.by} released ${describeLabels(record.labels)}: ${record.reason}`);
+        break;
+      case 'call-changed':
+        lines.push(
+          `  ${record.callId}: its ${record.by} callback changed the arguments to ${json(record.arguments, 400)}`,
+        );
+        break;
+      case 'agent-transferred':
+        lines.push(
+          `  ${paint(style, 'bold', `${record.from} handed the run to ${record.to}`)}${record.reason ? `: ${record.reason}` : ''}`,
+        );
+        break;
+      case 'child-run-started':
+        lines.push(`  ${record.callId}: child run ${record.childRunId} of ${record.agent}`);
         break;
       case 'run-ended':
         lines.push('', endLine(stored, style));
