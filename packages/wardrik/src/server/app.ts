@@ -6,8 +6,10 @@ import type { Action, Principal, Resource } from '../auth/types.js';
 import { isJournaled } from '../runtime/events.js';
 import type { Wardrik } from '../runtime/wardrik.js';
 import type { RunRow } from '../store/store.js';
+import { artifactRoutes } from './artifact-routes.js';
 import { mountConsole } from './console-assets.js';
 import { consoleRoutes } from './console-routes.js';
+import { memoryRoutes } from './memory-routes.js';
 import { openApiDocument } from './openapi.js';
 import { ApiProblem, problemResponse, RETRY_AFTER_SECONDS, STORE_FAILED, send } from './problem.js';
 import type { Route } from './routes.js';
@@ -329,6 +331,8 @@ export function createApp(options: AppOptions): Hono<Env> {
       },
     },
     ...sessionRoutes({ wardrik, allow, limit, scopeFilter }),
+    ...memoryRoutes({ wardrik, allow }),
+    ...artifactRoutes({ wardrik, allow }),
     ...consoleRoutes({ wardrik, allow, scopeFilter, slots, streams, heartbeatMs }),
   ];
 

@@ -69,7 +69,9 @@ export function openApiDocument(routes: readonly Route[]): Record<string, unknow
         description: route.success.description,
         ...(route.success.status === 204
           ? {}
-          : { content: { [route.success.stream ? 'text/event-stream' : 'application/json']: {} } }),
+          : route.success.binary
+            ? { content: { '*/*': { schema: { type: 'string', format: 'binary' } } } }
+            : { content: { [route.success.stream ? 'text/event-stream' : 'application/json']: {} } }),
       },
       default: problem,
     };
@@ -93,6 +95,15 @@ export function openApiDocument(routes: readonly Route[]): Record<string, unknow
               requestBody: {
                 required: true,
                 content: { 'application/json': { schema: z.toJSONSchema(route.body, { io: 'input' }) } },
+              },
+            }
+          : {}),
+        ...(route.rawBody
+          ? {
+              requestBody: {
+                required: true,
+                description: route.rawBody,
+                content: { '*/*': { schema: { type: 'string', format: 'binary' } } },
               },
             }
           : {}),

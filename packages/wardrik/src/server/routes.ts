@@ -20,8 +20,16 @@ export interface Route {
   readonly authenticated: boolean;
   readonly body?: z.ZodType;
   readonly query?: z.ZodType;
+  /** The body is raw bytes (not JSON): what they are, for the document. */
+  readonly rawBody?: string;
   /** The success status and what it returns, for the document. */
-  readonly success: { readonly status: number; readonly description: string; readonly stream?: boolean };
+  readonly success: {
+    readonly status: number;
+    readonly description: string;
+    readonly stream?: boolean;
+    /** It answers with bytes of the media type they were saved with. */
+    readonly binary?: boolean;
+  };
   /** Problem answers of this route beyond those every route may give, by status, for the document. */
   readonly problems?: Readonly<Record<number, string>>;
   readonly handle: (context: RouteContext) => Promise<Response> | Response;
