@@ -4,7 +4,9 @@
  * The child (`crash/child.ts`) opens one SQLite file, recovers what was running, and starts runs,
  * recovers, or answers in-doubt parks. Its agent calls a read-only tool (`lookup`), an idempotent
  * one (`charge`) and an unannotated one (`send_email`, not repeatable), several at once in some
- * steps; every real execution of a tool is one line of the exec log. Children die by SIGKILL from
+ * steps; every real execution of a tool is one line of the exec log. Runs are started of that agent,
+ * of `desk` (which hands each run to it: a transfer) and of `boss` (which calls it as a tool: a
+ * child run whose answer boss waits for, parked while the child is). Children die by SIGKILL from
  * this process at random times, or by their own hand at named points: inside a tool right after
  * its effect (between intent and answer), during a model step, after the model returned calls but
  * before their intents are on disk, and at the start of the next model step (after answers).
@@ -134,8 +136,8 @@ function readLines<T>(path: string): T[] {
 }
 
 /** What the file holds now (no child is running). */
-function summary(): { runs: number; running: number; openParks: number } {
-  if (!existsSync(dbPath)) return { runs: 0, running: 0, openParks: 0 };
+function summary(): { runs: number; running: number; openParks: number; handed: number; children: number } {
+  if (!existsSync(dbPath)) return { runs: 0, running: 0, openParks: 0, handed: 0, children: 0 };
   const database = new Database(dbPath, { fileMustExist: true });
   try {
     const count = (sql: string) => (database.prepare(sql).get() as { n: number }).n;
@@ -143,6 +145,9 @@ function summary(): { runs: number; running: number; openParks: number } {
       runs: count('SELECT count(*) AS n FROM runs'),
       running: count(`SELECT count(*) AS n FROM runs WHERE status = 'running'`),
       openParks: count(`SELECT count(*) AS n FROM parks WHERE status = 'open'`),
+      // Runs handed to crashy (desk's) and runs calling it as a tool (boss's).
+      handed: count(`SELECT count(*) AS n FROM runs WHERE agent = 'desk'`),
+      children: count(`SELECT count(*) AS n FROM runs WHERE agent = 'boss'`),
     };
   } finally {
     database.close();
@@ -188,11 +193,12 @@ it(`no run is lost and no unsafe call repeats across ${MIN_KILLS}+ SIGKILLs`, as
   const totalKills = () => [...kills.values()].reduce((sum, each) => sum + each, 0);
   for (let round = 0; ; round++) {
     const state = summary();
-    if (totalKills() >= MIN_KILLS && POINTS.every((point) => kills.has(point)) && state.runs >= RUNS) break;
+    const startMore = state.runs < RUNS || state.handed < 2 || state.children < 2;
+    if (totalKills() >= MIN_KILLS && POINTS.every((point) => kills.has(point)) && !startMore) break;
     if (round >= MAX_CHILDREN) break;
     // Every mode also recovers the runs that were running.
     const modes = [
-      ...(state.runs < RUNS ? ['start'] : []),
+      ...(startMore ? ['start'] : []),
       ...(state.running > 0 ? ['recover'] : []),
       ...(state.openParks > 0 ? ['answer'] : []),
     ];
@@ -258,6 +264,13 @@ it(`no run is lost and no unsafe call repeats across ${MIN_KILLS}+ SIGKILLs`, as
     seenNonces: new Set(notes.flatMap((note) => (note.type === 'seen' ? [note.nonce] : []))),
   });
 
+  // Transfers and child runs were among what was killed: each recovered like any run (verified above).
+  const records = journal.map((row) => JSON.parse(row.record) as { type: string });
+  const transfers = records.filter((record) => record.type === 'agent-transferred').length;
+  const childRuns = records.filter((record) => record.type === 'child-run-started').length;
+  expect(transfers, 'runs handed from desk to crashy').toBeGreaterThanOrEqual(2);
+  expect(childRuns, 'child runs of boss').toBeGreaterThanOrEqual(2);
+
   // State writes under SIGKILL: stored exactly as the journaled answers carry them.
   expect(verifyStateWrites(journal, stateRows)).toBeGreaterThan(0);
 
@@ -266,6 +279,7 @@ it(`no run is lost and no unsafe call repeats across ${MIN_KILLS}+ SIGKILLs`, as
     [
       `crash test: ${totalKills()} kills in ${childCount} children, ${runs.length} runs (${printedRunIds.size} reported by a child)`,
       `  kills by point: ${[...POINTS, 'random'].map((point) => `${point} ${kills.get(point) ?? 0}`).join(', ')}`,
+      `  transfers (desk → crashy): ${transfers}; child runs (boss calling crashy as a tool): ${childRuns}`,
       `  executions: ${execs.length} (send_email ${execs.filter((exec) => exec.tool === 'send_email').length}); ` +
         `repeatable calls run more than once: ${repeatedRepeatable}`,
       `  in_doubt parks: ${inDoubt} (of which the try never reached the tool: ${emailParksNotRun}); answers: ` +

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { type Arguments, type ToolContext, tool } from '@wardrik/core';
-import { defineAgent, type Model, type RequestedToolCall } from 'wardrik';
+import { type Agent, agentTool, defineAgent, type Model, type RequestedToolCall, TRANSFER_TOOL } from 'wardrik';
 import { lastToolResults, ScriptedModel } from 'wardrik/testing';
 
 /** One line of the exec log: a real execution of a tool. */
@@ -159,4 +159,32 @@ export function crashAgent(
     model,
     tools: [lookup, charge, sendEmail],
   });
+}
+
+/**
+ * The crash agent, and two that reach it another way: `desk` hands each run to it at once
+ * (`transfer_to_agent`: the run goes on under crashy), and `boss` calls it as a tool (a child run,
+ * whose answer `done` is boss's call's answer), then answers.
+ */
+export function crashAgents(crashy: Agent): Agent[] {
+  const desk = defineAgent({
+    name: 'desk',
+    instructions: 'Hand every request to crashy.',
+    subAgents: [crashy],
+    model: new ScriptedModel(() => ({
+      toolCalls: [{ name: TRANSFER_TOOL, arguments: { agent_name: 'crashy', reason: 'it does the work' } }],
+      delayMs: randomInt(1, 5),
+    })),
+  });
+  const boss = defineAgent({
+    name: 'boss',
+    instructions: 'Ask crashy to do the work, then report.',
+    tools: [agentTool(crashy)],
+    model: new ScriptedModel((request) => {
+      const answered = lastToolResults(request).find((result) => result.name === 'crashy');
+      if (answered) return { text: `crashy said ${JSON.stringify(answered.content)}`, delayMs: randomInt(1, 5) };
+      return { toolCalls: [{ name: 'crashy', arguments: { request: 'order for boss' } }], delayMs: randomInt(1, 5) };
+    }),
+  });
+  return [crashy, desk, boss];
 }

@@ -19,7 +19,7 @@
  */
 import { appendFileSync, writeSync } from 'node:fs';
 import { createWardrik, sqliteStore } from 'wardrik';
-import { crashAgent, randomInt, sleep } from './agent.js';
+import { crashAgent, crashAgents, randomInt, sleep } from './agent.js';
 
 const [dbPath, execLogPath, mode = 'recover', modeArgument] = process.argv.slice(2);
 if (!dbPath || !execLogPath) {
@@ -77,7 +77,7 @@ const watchdog = setTimeout(() => {
 
 const wardrik = await createWardrik({
   store: sqliteStore(dbPath),
-  agents: [agent],
+  agents: crashAgents(agent),
   toolRetry: { attempts: 8, baseDelayMs: 2, maxDelayMs: 20 },
   modelRetry: { attempts: 4, baseDelayMs: 2, maxDelayMs: 20 },
 });
@@ -86,7 +86,9 @@ print({ ready: true, pid: process.pid });
 if (mode === 'start') {
   const count = Number(modeArgument ?? '1');
   for (let index = 0; index < count; index++) {
-    const { runId } = await wardrik.start('crashy', `order ${index}`);
+    // Runs of the agent itself, handed to it (desk), or calling it as a child run (boss).
+    const agentName = ['crashy', 'desk', 'boss'][(index + Number(childId)) % 3] as string;
+    const { runId } = await wardrik.start(agentName, `order ${index}`);
     print({ runId });
   }
 } else if (mode === 'answer') {
@@ -110,12 +112,23 @@ if (mode === 'start') {
   process.exit(2);
 }
 
-// Wait until every run has parked or ended.
+// Wait until every run has parked or ended, and every parent waiting on a child that ended has
+// been told (the child's end answers its parent's wait).
 for (;;) {
   const running = await wardrik.listRuns({ status: 'running' });
-  if (running.length === 0 && wardrik.activeRuns === 0) break;
+  if (running.length === 0 && wardrik.activeRuns === 0 && !(await childEndedUntold())) break;
   if (running.length === 0) await sleep(5);
   else await Promise.all(running.map((run) => wardrik.wait(run.id)));
+}
+
+async function childEndedUntold(): Promise<boolean> {
+  for (const park of await wardrik.listParks({ status: 'open', kind: 'external' })) {
+    const child = park.handle?.startsWith('child:') ? park.handle.slice(6) : undefined;
+    if (child === undefined) continue;
+    const status = (await wardrik.getRunSummary(child)).status;
+    if (status === 'completed' || status === 'failed' || status === 'cancelled') return true;
+  }
+  return false;
 }
 await wardrik.close();
 clearTimeout(watchdog);

@@ -53,6 +53,8 @@ export function verifyExecutions(stored: StoredRuns): ExecutionStats {
   const parkDecisions = new Map<string, ParkDecision>();
   for (const row of parkRows) if (row.decision) parkDecisions.set(row.id, JSON.parse(row.decision) as ParkDecision);
   const stepsSeen = new Set<string>();
+  /** The child run each call of an agent tool started. */
+  const childOf = new Map<string, string>();
   for (const row of journal) {
     const entry = JSON.parse(row.record) as JournalRecord;
     const key = (callId: string) => `${row.run_id}:${callId}`;
@@ -80,6 +82,11 @@ export function verifyExecutions(stored: StoredRuns): ExecutionStats {
         break;
       case 'run-parked': {
         const park: Park = entry.park;
+        // A parent waits on its child run (an agent called as a tool) while the child is parked.
+        if (park.kind === 'external') {
+          expect(park.handle).toBe(`child:${childOf.get(key(park.call?.callId ?? ''))}`);
+          break;
+        }
         expect(park.kind).toBe('in_doubt');
         expect(park.call?.idempotencyKey).toBe(key(park.call?.callId ?? ''));
         const decision = parkDecisions.get(park.id);
@@ -88,6 +95,13 @@ export function verifyExecutions(stored: StoredRuns): ExecutionStats {
       }
       case 'run-ended':
         endedStatus.set(row.run_id, entry.status);
+        break;
+      case 'child-run-started':
+        // One child a call, however often the call was repeated.
+        expect(childOf.get(key(entry.callId)) ?? entry.childRunId, `call ${key(entry.callId)}'s child`).toBe(
+          entry.childRunId,
+        );
+        childOf.set(key(entry.callId), entry.childRunId);
         break;
     }
   }
@@ -122,6 +136,18 @@ export function verifyExecutions(stored: StoredRuns): ExecutionStats {
     expect(call.answers.length, `call ${call.key} answered ${call.answers.length} times`).toBe(1);
     const answer = call.answers[0]?.answer;
     const ran = execsOf(call.key);
+    if (call.name === 'transfer_to_agent') {
+      expect(answer, `transfer ${call.key}`).toMatchObject({ type: 'ok', value: { transferred_to: 'crashy' } });
+      continue;
+    }
+    if (call.name === 'crashy') {
+      // The agent called as a tool: answered once, with its child run's final answer.
+      const child = childOf.get(call.key);
+      expect(child, `call ${call.key} started no child run`).toBeDefined();
+      expect(endedStatus.get(child ?? ''), `child run ${child}`).toBe('completed');
+      expect(answer, `call ${call.key}`).toMatchObject({ type: 'ok', value: 'done' });
+      continue;
+    }
     if (call.name !== 'send_email') {
       // (4) Every repeatable call completes with the answer of one of its real executions.
       expect(call.parks, `repeatable call ${call.key} parked`).toEqual([]);
