@@ -3,6 +3,7 @@ import type { Command } from './command.js';
 import { parseCommand } from './command.js';
 import { agents } from './commands/agents.js';
 import { answer } from './commands/answer.js';
+import { artifacts } from './commands/artifacts.js';
 import { cancel } from './commands/cancel.js';
 import { chat } from './commands/chat.js';
 import { follow } from './commands/follow.js';
@@ -35,6 +36,7 @@ export const COMMANDS: readonly Command[] = [
   release,
   agents,
   workers,
+  artifacts,
   tokens,
   migrate,
 ];
@@ -45,7 +47,7 @@ const USAGE = `Usage: wardrik COMMAND [options]
 Wardrik runs agents that take real actions, durably; calls that need a person wait for one.
 
 Commands:
-${COMMANDS.map((command) => `  ${command.name.padEnd(8)} ${command.summary}`).join('\n')}
+${COMMANDS.map((command) => `  ${command.name.padEnd(9)} ${command.summary}`).join('\n')}
 
 Run \`wardrik COMMAND --help\` for a command's options. Every command takes --json and --help;
 those that talk to the server take --url (WARDRIK_URL) and --token (WARDRIK_TOKEN).
