@@ -9,6 +9,10 @@ const benches: Record<string, () => Promise<{ main: () => Promise<unknown> }>> =
   workers: () => import('./workers.ts'),
   postgres: () => import('./postgres.ts'),
   sessions: () => import('./sessions.ts'),
+  memory: () => import('./memory.ts'),
+  agents: () => import('./agents.ts'),
+  console: () => import('./console.ts'),
+  peers: () => import('./peers.ts'),
 };
 
 const filter = process.argv[2];
