@@ -76,9 +76,9 @@ async function readEvents(
   signal: AbortSignal,
   onEvent: (event: StreamEvent) => void,
 ): Promise<void> {
-  const reader = body
-    .pipeThrough(new TextDecoderStream() as unknown as ReadableWritablePair<string, Uint8Array>)
-    .getReader();
+  // Read bytes and decode here: a TextDecoderStream in between would add a stream hop per chunk.
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
   const stop = () => void reader.cancel().catch(() => {});
   signal.addEventListener('abort', stop);
   let buffer = '';
@@ -89,7 +89,7 @@ async function readEvents(
     for (;;) {
       const { value, done } = await reader.read();
       if (done) return;
-      buffer += value;
+      buffer += decoder.decode(value, { stream: true });
       let newline = buffer.search(/\r\n|\r|\n/);
       while (newline >= 0) {
         const line = buffer.slice(0, newline);
