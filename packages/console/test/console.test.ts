@@ -71,6 +71,38 @@ const support = defineAgent({
   }),
 });
 
+const ping = tool({ name: 'ping', description: 'pong', annotations: { readOnly: true }, run: () => 'pong' });
+/** Each step costs $0.4: a budget of $1 is reached after three. */
+const spender = defineAgent({
+  name: 'spender',
+  instructions: '',
+  tools: [ping],
+  budget: { usd: 1 },
+  model: new ScriptedModel((request) =>
+    request.step < 4
+      ? { toolCalls: [{ name: 'ping', arguments: {} }], measures: { usd: 0.4 } }
+      : { text: 'spent enough', measures: { usd: 0.4 } },
+  ),
+});
+/** A payment that hangs past its timeout: it may have run, so the run parks it in doubt. */
+const pay = tool({
+  name: 'pay',
+  description: 'Pays; hangs.',
+  annotations: { timeout: 20 },
+  run: () => new Promise(() => {}),
+});
+const payer = defineAgent({
+  name: 'payer',
+  instructions: '',
+  tools: [pay],
+  model: new ScriptedModel((request) => {
+    const answer = request.messages.find((message: Message) => message.role === 'tool');
+    return answer
+      ? { text: `paid: ${JSON.stringify((answer as { content: unknown }).content)}` }
+      : { toolCalls: [{ name: 'pay', arguments: {} }] };
+  }),
+});
+
 let wardrik: Wardrik;
 let server: RunningServer;
 let close: () => Promise<void>;
@@ -90,6 +122,18 @@ async function startRun(principal: 'alice' | 'bob'): Promise<{ runId: string; pa
   return { runId: body.runId, parkId: body.parks[0]?.id ?? '' };
 }
 
+/** Starts a run of `agent` as admin and returns it once parked. */
+async function startParked(agent: string): Promise<{ runId: string; parkId: string }> {
+  const response = await fetch(`${server.url}/v1/runs`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${tokens['admin']}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ agent, input: 'go', wait: true }),
+  });
+  const body = (await response.json()) as { runId: string; status: string; parks: { id: string }[] };
+  expect(body.status).toBe('parked');
+  return { runId: body.runId, parkId: body.parks[0]?.id ?? '' };
+}
+
 async function signIn(page: Page, who: string): Promise<void> {
   await page.goto(`${server.url}/`);
   await page.getByLabel('Token').fill(tokens[who] ?? '');
@@ -102,7 +146,10 @@ const card = (page: Page, parkId: string) => page.locator(`article[data-park="${
 
 beforeAll(async () => {
   const directory = mkdtempSync(join(tmpdir(), 'wardrik-console-'));
-  wardrik = await createWardrik({ store: sqliteStore(join(directory, 'wardrik.db')), agents: [support] });
+  wardrik = await createWardrik({
+    store: sqliteStore(join(directory, 'wardrik.db')),
+    agents: [support, spender, payer],
+  });
   const auth = new AuthService(wardrik.store);
   server = await startServer({ wardrik, auth, port: 0 });
   tokens['admin'] = (await auth.ensureAdmin())?.token ?? '';
@@ -273,6 +320,39 @@ describe('the console', () => {
     expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
     expect(violations).toEqual([]);
     await wardrik.cancel(runId, 'test done');
+    await page.close();
+  });
+
+  it('a budget park: raising the budget checks the limits and lets the run go on', async () => {
+    const page = await newPage();
+    await signIn(page, 'olivia');
+    const { runId, parkId } = await startParked('spender');
+    const parked = card(page, parkId);
+    await parked.waitFor({ timeout: 30_000 });
+    expect(await parked.textContent()).toContain('budget reached');
+    await parked.getByRole('button', { name: 'Raise the budget' }).click();
+    await parked.getByLabel('usd').fill('-3');
+    await parked.getByRole('button', { name: 'Send: Raise the budget' }).click();
+    await expect.poll(() => parked.getByRole('alert').textContent()).toContain('usd: expected a positive number');
+    await parked.getByLabel('usd').fill('5');
+    await parked.getByRole('button', { name: 'Send: Raise the budget' }).click();
+    await parked.getByText('Answered by olivia: raise-budget').waitFor();
+    expect((await wardrik.wait(runId)).output).toBe('spent enough');
+    await page.close();
+  });
+
+  it('an in-doubt call: "it ran, here is its answer" gives the model that answer', async () => {
+    const page = await newPage();
+    await signIn(page, 'olivia');
+    const { runId, parkId } = await startParked('payer');
+    const parked = card(page, parkId);
+    await parked.waitFor({ timeout: 30_000 });
+    expect(await parked.textContent()).toContain('in doubt: the call may have run');
+    await parked.getByRole('button', { name: 'It ran: here is its answer' }).click();
+    await parked.getByLabel('The call’s answer').fill('{ "paid": 42 }');
+    await parked.getByRole('button', { name: 'Send: It ran: here is its answer' }).click();
+    await parked.getByText('Answered by olivia: answer').waitFor();
+    expect((await wardrik.wait(runId)).output).toBe('paid: {"paid":42}');
     await page.close();
   });
 
