@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { Api } from '../api';
 import { ErrorNote } from '../parts/notice';
-import { ParkCard } from '../parts/park-card';
+import { StableParkCard } from '../parts/park-card';
 import { followStream } from '../sse';
 import type { InboxItem, Me, ParkRow } from '../types';
 
@@ -109,8 +109,10 @@ export function Inbox({ api, me }: { api: Api; me: Me }) {
     }
   };
 
-  const answered = (park: ParkRow) =>
-    setItems((shown) => shown.map((each) => (each.park.id === park.id ? { ...each, park } : each)));
+  const answered = useCallback(
+    (park: ParkRow) => setItems((shown) => shown.map((each) => (each.park.id === park.id ? { ...each, park } : each))),
+    [],
+  );
   const dismiss = () => setItems((shown) => shown.filter((each) => each.park.status === 'open'));
   const open = items.filter((item) => item.park.status === 'open').length;
 
@@ -147,7 +149,13 @@ export function Inbox({ api, me }: { api: Api; me: Me }) {
       {loaded && items.length === 0 && <p class="empty">Nothing waits for a person.</p>}
       <div class="cards">
         {items.map((item) => (
-          <ParkCard key={item.park.id} api={api} item={item} mayAnswer={me.may['park.answer']} onAnswered={answered} />
+          <StableParkCard
+            key={item.park.id}
+            api={api}
+            item={item}
+            mayAnswer={me.may['park.answer']}
+            onAnswered={answered}
+          />
         ))}
       </div>
       {next !== undefined && (

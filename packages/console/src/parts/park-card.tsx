@@ -1,3 +1,4 @@
+import { Component } from 'preact';
 import type { Api } from '../api';
 import { href } from '../router';
 import type { InboxItem, ParkRow } from '../types';
@@ -14,17 +15,33 @@ const KIND_WORDS: Readonly<Record<ParkRow['kind'], string>> = {
   external: 'waiting for outside work',
 };
 
+interface ParkCardProps {
+  readonly api: Api;
+  readonly item: InboxItem;
+  readonly mayAnswer: boolean;
+  readonly onAnswered: (park: ParkRow) => void;
+}
+
+/**
+ * A park card that renders again only when its item changes: a park arriving in a long inbox
+ * renders one card, not every card.
+ */
+export class StableParkCard extends Component<ParkCardProps> {
+  override shouldComponentUpdate(next: ParkCardProps): boolean {
+    return next.item !== this.props.item || next.mayAnswer !== this.props.mayAnswer || next.api !== this.props.api;
+  }
+
+  override render() {
+    return <ParkCard {...this.props} />;
+  }
+}
+
 /**
  * One park: its agent and run, kind and reason, the call it holds exactly as the API gives it (the
  * rule that held it, the arguments), the run's labels and its cost so far; answered in place when
  * the principal may answer parks.
  */
-export function ParkCard(props: {
-  api: Api;
-  item: InboxItem;
-  mayAnswer: boolean;
-  onAnswered: (park: ParkRow) => void;
-}) {
+export function ParkCard(props: ParkCardProps) {
   const { park, run, schema } = props.item;
   const headingId = `park-${park.id}`;
   return (
