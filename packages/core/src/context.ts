@@ -74,6 +74,12 @@ export interface ToolContext {
    */
   readonly completeExternal: CompleteExternal;
   /**
+   * The W3C trace context of this call attempt (`traceparent`, `tracestate`) when telemetry is on:
+   * pass it on to the services the tool calls, so their spans join the run's trace. Wardrik puts it
+   * in the `_meta` of the calls it sends to workers and MCP servers.
+   */
+  readonly traceContext?: Readonly<Record<string, string>>;
+  /**
    * Memories of earlier conversations of this principal with this agent's app (see `ToolMemory`):
    * what a memory carries (`outside`) is added to this call's answer.
    */
@@ -135,6 +141,8 @@ export interface ContextOptions {
   readonly onProgress?: (progress: Progress) => void;
   /** Delivers results of long-running work (the runtime's `completeExternal`). */
   readonly completeExternal?: CompleteExternal;
+  /** The call attempt's trace context, when telemetry is on. */
+  readonly traceContext?: Readonly<Record<string, string>>;
   /** The memory service, scoped to the run (none: `memory.search` rejects, saying so). */
   readonly memory?: MemorySource;
   /** The artifact service, scoped to the run (none: `artifacts` calls reject, saying so). */
@@ -165,6 +173,7 @@ export class CallContext implements ToolContext {
   #privates: Map<unknown, unknown>;
   #onProgress: ((progress: Progress) => void) | undefined;
   readonly completeExternal: CompleteExternal;
+  readonly traceContext?: Readonly<Record<string, string>>;
   readonly memory: MemoryView;
   readonly artifacts: ArtifactsView;
 
@@ -187,6 +196,7 @@ export class CallContext implements ToolContext {
     if (options.approval) this.approval = options.approval;
     this.#onProgress = options.onProgress;
     this.completeExternal = options.completeExternal ?? noRuntime;
+    if (options.traceContext) this.traceContext = options.traceContext;
     const onRead = (labels: readonly Label[]) => {
       this.#added.push(...labels);
     };

@@ -124,6 +124,16 @@ export {
 } from './runtime/events.js';
 export type { ExternalOutcome } from './runtime/external-work.js';
 export {
+  type AttemptOutcome,
+  type CallOutcome,
+  type HookEvents,
+  type HookListener,
+  type HookName,
+  Hooks,
+  type TraceCarrier,
+  type TracePropagation,
+} from './runtime/hooks.js';
+export {
   type CallFacts,
   callFacts,
   type Decision as PolicyDecision,

@@ -236,7 +236,12 @@ it(`no run is lost and no unsafe call repeats across ${MIN_KILLS}+ SIGKILLs`, as
 
   // 3. Check the exec log against the file.
   const database = new Database(dbPath, { readonly: true, fileMustExist: true });
-  const runs = database.prepare('SELECT id, status FROM runs').all() as { id: string; status: string }[];
+  const runs = database.prepare('SELECT id, status, agent, summary FROM runs').all() as {
+    id: string;
+    status: string;
+    agent: string;
+    summary: string;
+  }[];
   const journal = database.prepare('SELECT run_id, seq, record FROM journal ORDER BY run_id, seq').all() as {
     run_id: string;
     seq: number;

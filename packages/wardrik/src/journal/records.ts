@@ -7,8 +7,8 @@ import type { Message, ModelToolCall, Usage } from '../model/model.js';
  * (`call-answered`'s `state`), and what a model step was offered (`model-step`'s `tools`,
  * `labels`, `unavailable`): a Wardrik that reads only version 1 must not take such a run for one
  * without them. 3 added agents handing runs to each other and child runs (`agent-transferred`,
- * `child-run-started`, `run-started`'s `parent`, `model-step`'s `agent`), and callbacks
- * (`call-changed`, `model-step`'s `callback`).
+ * `child-run-started`, `run-started`'s `parent`, `model-step`'s `agent`), callbacks
+ * (`call-changed`, `model-step`'s `callback`), and telemetry (`run-started`'s `trace`).
  */
 export const JOURNAL_VERSION = 3;
 
@@ -126,6 +126,11 @@ export interface RunStartedRecord extends Base {
   readonly labels?: readonly Label[];
   /** For a child run (an agent called as a tool, a workflow's step): the run and call that started it. */
   readonly parent?: ParentLink;
+  /**
+   * The trace context the run's telemetry continues (W3C `traceparent`, `tracestate`), when
+   * telemetry was on as it started: a run resumed elsewhere or later joins the same trace.
+   */
+  readonly trace?: Readonly<Record<string, string>>;
 }
 
 /** The run and call a child run was started by. */

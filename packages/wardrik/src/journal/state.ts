@@ -65,6 +65,8 @@ export interface RunState {
   parent?: ParentLink;
   /** The child runs this run's calls started, by call id. */
   children: Map<string, string>;
+  /** The trace context the run's telemetry continues, if it had any when it started. */
+  trace?: Readonly<Record<string, string>>;
   principal: string;
   /** Whose `user:` and `app:` state the run reads. */
   app: string;
@@ -165,6 +167,7 @@ export function applyRecord(state: RunState, seq: number, record: JournalRecord)
       state.activeAgent = record.agent;
       state.stepAgent = record.agent;
       if (record.parent) state.parent = record.parent;
+      if (record.trace) state.trace = record.trace;
       state.principal = record.principal;
       state.input = record.input;
       state.budget = { ...record.budget };

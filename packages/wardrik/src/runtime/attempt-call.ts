@@ -52,6 +52,8 @@ export interface AttemptInput {
   readonly artifacts?: ArtifactSource;
   /** Values the runtime gives the tool on its context, by owning module (`getPrivate`). */
   readonly privates?: ReadonlyMap<unknown, unknown>;
+  /** The attempt's trace context, when telemetry is on. */
+  readonly traceContext?: Readonly<Record<string, string>>;
 }
 
 /** What a call's memory and artifacts are scoped to. */
@@ -95,6 +97,7 @@ export async function attemptCall(input: AttemptInput): Promise<Attempt> {
     ...(input.artifacts ? { artifacts: input.artifacts } : {}),
     toolLabels: input.tools.get(input.name)?.annotations.labels ?? [],
     ...(input.privates ? { privates: input.privates } : {}),
+    ...(input.traceContext ? { traceContext: input.traceContext } : {}),
   });
   const answered = call(input.tools, { id: input.callId, name: input.name, arguments: input.arguments }, context).then(
     async (answer): Promise<Attempt> => ({

@@ -39,7 +39,7 @@ import type { ModelRequest, ModelResponse } from '../model/model.js';
 import { type ScopedStateWrite, stateScopesOf } from '../store/session-store.js';
 import type { Lease, ParkRow, PendingAnswer, RunRow, RunWrite, Store } from '../store/store.js';
 import { WORKER_TOOL, type WorkerHub, type WorkerToolInfo } from '../workers/worker-hub.js';
-import { attemptCall, type CallServices, type CallServicesRequest } from './attempt-call.js';
+import { type Attempt, attemptCall, type CallServices, type CallServicesRequest } from './attempt-call.js';
 import { backoffDelay, type RetryPolicy, sleep } from './backoff.js';
 import {
   type CallbackCall,
@@ -53,6 +53,7 @@ import {
   toolCallback,
 } from './callbacks.js';
 import { type EventHub, recordEvent } from './events.js';
+import type { AttemptOutcome, CallOutcome, Hooks } from './hooks.js';
 import { renderInstructions } from './instructions.js';
 import { onAbort } from './on-abort.js';
 import { parkHash } from './park-hash.js';
@@ -92,6 +93,8 @@ export interface DriverDeps {
   readonly agents: AgentDirectory;
   /** Starts (or finds) the child run of a call of an agent tool, and answers the call with how it came out. */
   readonly runChild: (request: ChildRunRequest) => Promise<Answer>;
+  /** What happens between journal records is told here (telemetry listens). */
+  readonly hooks: Hooks;
 }
 
 /**
@@ -318,6 +321,17 @@ export class RunDriver {
 
   /** The records that journal a person's answer to `park`: its answer, and what it decides for the call or run. */
   #answerRecords(park: Park, decision: ParkDecision, by: string, at: number): JournalRecord[] {
+    const hooks = this.#deps.hooks;
+    if (hooks.has('park-answered')) {
+      hooks.emit('park-answered', {
+        ...this.#hookBase(),
+        parkId: park.id,
+        kind: park.kind,
+        decision: decision.type,
+        by,
+        waitedMs: Math.max(0, at - park.createdAt),
+      });
+    }
     const records: JournalRecord[] = [{ v: JOURNAL_VERSION, at, type: 'park-answered', parkId: park.id, decision, by }];
     const call = park.call ? this.state.callsById.get(park.call.callId) : undefined;
     if (call && decision.type === 'answer') {
@@ -457,6 +471,21 @@ export class RunDriver {
         ],
         !isRepeatable,
       );
+      const hooks = this.#deps.hooks;
+      const attempt = call.attempts;
+      const began = hooks.has('call-attempt-ended') ? performance.now() : 0;
+      if (hooks.has('call-attempt-started')) {
+        hooks.emit('call-attempt-started', {
+          ...this.#hookBase(),
+          step: this.state.steps,
+          callId: call.callId,
+          tool: call.name,
+          attempt,
+          repeatable: isRepeatable,
+          idempotencyKey,
+        });
+      }
+      const traceContext = hooks.attemptTrace({ runId: this.runId, callId: call.callId, attempt });
       const outcome = await attemptCall({
         tools: tool ? new Map([[call.name, tool]]) : this.#agent.tools,
         callId: call.callId,
@@ -467,6 +496,7 @@ export class RunDriver {
         principal: this.state.principal,
         idempotencyKey,
         ...(privates ? { privates } : {}),
+        ...(traceContext ? { traceContext } : {}),
         labels: this.state.labels,
         ...(call.approval ? { approval: call.approval } : {}),
         runSignal: this.#controller.signal,
@@ -483,6 +513,17 @@ export class RunDriver {
           idempotencyKey,
         }),
       });
+      if (hooks.has('call-attempt-ended')) {
+        hooks.emit('call-attempt-ended', {
+          ...this.#hookBase(),
+          step: this.state.steps,
+          callId: call.callId,
+          tool: call.name,
+          attempt,
+          durationMs: performance.now() - began,
+          ...attemptOutcome(outcome),
+        });
+      }
       if (outcome.kind === 'cancelled') {
         if (this.#stopping()) return;
         await this.#write([this.#answered(call, error('the run was cancelled', { code: 'cancelled' }))], false);
@@ -775,6 +816,11 @@ export class RunDriver {
   }
 
   #answered(call: CallState, answer: Answer, rule?: string): JournalRecord {
+    this.#settled(
+      call,
+      answer.type === 'ok' ? 'ok' : answer.type === 'error' && answer.code === 'denied' ? 'denied' : 'error',
+      rule,
+    );
     return {
       v: JOURNAL_VERSION,
       at: this.#deps.now(),
@@ -840,6 +886,18 @@ export class RunDriver {
       row: true,
       parks: [park],
     });
+    if (call) this.#settled(call, kind === 'in_doubt' ? 'in_doubt' : 'parked', rule);
+    const hooks = this.#deps.hooks;
+    if (hooks.has('park-opened')) {
+      hooks.emit('park-opened', {
+        ...this.#hookBase(),
+        parkId: id,
+        kind,
+        reason,
+        ...(call ? { tool: call.name } : {}),
+        ...(rule ? { rule } : {}),
+      });
+    }
     return park;
   }
 
@@ -902,6 +960,28 @@ export class RunDriver {
     return callback ? { response, callback } : { response };
   }
 
+  /** What every hook event of this run says. */
+  #hookBase(): { runId: string; agent: string; trace?: Readonly<Record<string, string>> } {
+    const trace = this.state.trace;
+    return trace
+      ? { runId: this.runId, agent: this.#agent.name, trace }
+      : { runId: this.runId, agent: this.#agent.name };
+  }
+
+  /** Tells hooks how a call settled. */
+  #settled(call: CallState, outcome: CallOutcome, rule?: string): void {
+    const hooks = this.#deps.hooks;
+    if (!hooks.has('call-settled')) return;
+    hooks.emit('call-settled', {
+      ...this.#hookBase(),
+      step: this.state.steps,
+      callId: call.callId,
+      tool: call.name,
+      outcome,
+      ...(rule ? { rule } : {}),
+    });
+  }
+
   /** What callbacks are told of the run. */
   #callbackRun(): CallbackRun {
     return {
@@ -925,10 +1005,46 @@ export class RunDriver {
         hub.emit({ type: 'text-delta', runId: this.runId, seq: this.state.lastSeq, step, delta });
       }
     };
+    const hooks = this.#deps.hooks;
+    const model = this.#agent.model.id;
     for (let tries = 1; ; tries++) {
+      const began = hooks.has('model-call-ended') ? performance.now() : 0;
+      if (hooks.has('model-call-started')) {
+        hooks.emit('model-call-started', { ...this.#hookBase(), step, model, attempt: tries });
+      }
       try {
-        return await raceAbort(this.#agent.model.generate(request, { signal, onTextDelta }), signal);
+        const response = await raceAbort(this.#agent.model.generate(request, { signal, onTextDelta }), signal);
+        if (hooks.has('model-call-ended')) {
+          hooks.emit('model-call-ended', {
+            ...this.#hookBase(),
+            step,
+            model,
+            attempt: tries,
+            durationMs: performance.now() - began,
+            usage: response.usage,
+            ...(response.measures ? { measures: response.measures } : {}),
+            finishReason: response.truncated ? 'length' : response.toolCalls.length > 0 ? 'tool-calls' : 'stop',
+            toolCalls: response.toolCalls.length,
+          });
+        }
+        return response;
       } catch (thrown) {
+        if (hooks.has('model-call-ended')) {
+          const retrying =
+            !signal.aborted &&
+            !(thrown instanceof WorkflowStopped) &&
+            !(ModelError.isInstance(thrown) && !(thrown as ModelError).retryable) &&
+            tries < attempts;
+          hooks.emit('model-call-ended', {
+            ...this.#hookBase(),
+            step,
+            model,
+            attempt: tries,
+            durationMs: performance.now() - began,
+            error: signal.aborted ? 'cancelled' : describeReason(thrown),
+            retrying,
+          });
+        }
         if (signal.aborted) return undefined;
         if (thrown instanceof WorkflowStopped) throw new RunFailure(thrown.message);
         if (ModelError.isInstance(thrown) && !(thrown as ModelError).retryable) {
@@ -1114,6 +1230,16 @@ interface WriteExtras {
   readonly recordedAnswers?: readonly string[];
   readonly cancelTaken?: boolean;
   readonly state?: readonly ScopedStateWrite[];
+}
+
+/** How an attempt came out, for hooks. */
+function attemptOutcome(outcome: Attempt): { outcome: AttemptOutcome; error?: string } {
+  if (outcome.kind === 'cancelled') return { outcome: 'cancelled' };
+  if (outcome.kind === 'timeout') return { outcome: 'timeout', error: `timed out after ${outcome.ms} ms` };
+  const answer = outcome.answer;
+  if (answer.type === 'ok') return { outcome: 'ok' };
+  if (answer.type === 'park') return { outcome: 'parked' };
+  return { outcome: answer.code === 'lost' ? 'lost' : 'error', error: answer.reason };
 }
 
 /** A call as the agent's tool callbacks see it. */

@@ -21,6 +21,7 @@ import {
 } from '../errors.js';
 import {
   type Budget,
+  type EndStatus,
   JOURNAL_VERSION,
   type ParentLink,
   type ParkDecision,
@@ -37,6 +38,7 @@ import { type HubOptions, WorkerHub } from '../workers/worker-hub.js';
 import { defaultModelRetry, defaultToolRetry, type RetryPolicy } from './backoff.js';
 import { EventHub, isJournaled, type RunEvent, type RunEventListener, recordEvent } from './events.js';
 import { type ExternalOutcome, ExternalWorkDesk } from './external-work.js';
+import { Hooks } from './hooks.js';
 import { Ownership } from './ownership.js';
 import { checkDecision } from './park-decision.js';
 import { checkPolicy, type Policy } from './policy.js';
@@ -183,6 +185,15 @@ export class Wardrik {
   /** The workers connected to this node and the tools they offer. */
   readonly workers: WorkerHub;
   readonly #agents: AgentDirectory;
+  /**
+   * What happens between journal records (model calls, call attempts, parks, commits, workers), for
+   * telemetry and other listeners: see `Hooks`.
+   */
+  readonly hooks = new Hooks((name) =>
+    name === 'store-committed'
+      ? this.store.onCommit?.((commit) => this.hooks.emit('store-committed', commit))
+      : undefined,
+  );
   /** The names of the agents this node defines: the runs it may take over. */
   readonly #agentNames: readonly string[];
   readonly #hub = new EventHub();
@@ -243,6 +254,7 @@ export class Wardrik {
         await this.completeExternal(handle, outcome);
       },
       agents: this.#agents,
+      hooks: this.hooks,
       callServices: (request) => this.#services.forCall(request),
       runChild: (request) =>
         runChild(
@@ -289,6 +301,17 @@ export class Wardrik {
     this.#claimIntervalMs = options.claimIntervalMs ?? DEFAULT_CLAIM_INTERVAL_MS;
     this.#stopSignals = options.store.onRunSignal((signal) => this.#onSignal(signal));
     this.#ownership.start();
+    this.workers.onConnection((event) => {
+      if (event.type === 'connected' && this.hooks.has('worker-connected')) {
+        this.hooks.emit('worker-connected', { worker: event.worker, principal: event.principal });
+      } else if (event.type === 'disconnected' && this.hooks.has('worker-disconnected')) {
+        this.hooks.emit('worker-disconnected', {
+          worker: event.worker,
+          principal: event.principal,
+          reason: event.reason,
+        });
+      }
+    });
     // Workers across nodes: this node's workers serve runs driven on the others, theirs runs driven here.
     this.workers.join({ store: options.store, node, leaseMs });
   }
@@ -438,6 +461,7 @@ export class Wardrik {
     },
   ): Promise<void> {
     const driver = new RunDriver(agent, emptyState(runId), this.#deps);
+    const trace = this.hooks.runTrace({ runId, agent: agent.name, ...(start.parent ? { parent: start.parent } : {}) });
     this.#drivers.set(runId, driver);
     // Held until it is driven: a cancel sent as soon as run-started is seen waits, then finds it driven.
     const release = await this.#locks.acquire(runId);
@@ -458,6 +482,7 @@ export class Wardrik {
         ...(start.history ? { history: start.history } : {}),
         ...(start.labels ? { labels: start.labels } : {}),
         ...(start.parent ? { parent: start.parent } : {}),
+        ...(trace ? { trace } : {}),
       });
     } catch (cause) {
       this.#drivers.delete(runId);
@@ -465,7 +490,7 @@ export class Wardrik {
       if (StoreError.isInstance(cause)) this.#fail(cause);
       throw cause;
     }
-    this.#drive(driver);
+    this.#drive(driver, { fresh: true });
     release();
   }
 
@@ -1378,8 +1403,9 @@ export class Wardrik {
     }
   }
 
-  #drive(driver: RunDriver): void {
+  #drive(driver: RunDriver, { fresh = false }: { fresh?: boolean } = {}): void {
     const runId = driver.runId;
+    if (this.hooks.has(fresh ? 'run-started' : 'run-resumed')) this.#tellDriven(driver, fresh);
     this.#resting.delete(runId);
     this.#drivers.set(runId, driver);
     this.#driving.set(runId, this.#driveUntilSettled(driver));
@@ -1418,6 +1444,40 @@ export class Wardrik {
     }
   }
 
+  /** Tells hooks a run is driven: a new one, or one driven again. */
+  #tellDriven(driver: RunDriver, fresh: boolean): void {
+    const state = driver.state;
+    const base = {
+      runId: state.runId,
+      agent: state.activeAgent,
+      principal: state.principal,
+      ...(state.trace ? { trace: state.trace } : {}),
+    };
+    if (fresh) {
+      this.hooks.emit('run-started', {
+        ...base,
+        ...(state.parent ? { parent: state.parent } : {}),
+        ...(state.sessionId === undefined ? {} : { session: state.sessionId }),
+      });
+    } else this.hooks.emit('run-resumed', { ...base, step: state.steps });
+  }
+
+  /** Tells hooks a run ended. */
+  #tellEnded(driver: RunDriver): void {
+    const state = driver.state;
+    this.hooks.emit('run-ended', {
+      runId: state.runId,
+      agent: state.activeAgent,
+      principal: state.principal,
+      ...(state.trace ? { trace: state.trace } : {}),
+      status: state.status as EndStatus,
+      durationMs: Math.max(0, state.updatedAt - state.createdAt),
+      measures: state.measures,
+      labels: state.labels,
+      ...(state.error === undefined ? {} : { error: state.error }),
+    });
+  }
+
   /** The run parked or ended: free its memory (a parked run may rest a while) and tell whoever waits. */
   #settle(driver: RunDriver): void {
     const runId = driver.runId;
@@ -1426,6 +1486,7 @@ export class Wardrik {
     else {
       this.#resting.delete(runId);
       this.#releaseLease(driver);
+      if (this.hooks.has('run-ended')) this.#tellEnded(driver);
       // A child that parked may have parked its parent: its end answers the parent's wait.
       if (driver.state.parent && driver.state.parks.size > 0)
         this.#deliverToParent(this.#stateResult(driver), driver.state.agent);

@@ -133,10 +133,25 @@ export interface RunStore {
    */
   onFailure(listener: (error: StoreError) => void): () => void;
   /**
+   * Calls `listener` after each commit of run writes, for telemetry: how long it took, how many
+   * writes, journal records and bytes of records it held. Stores that commit nothing of their own
+   * (the memory store) leave it out. Returns the function that stops listening.
+   */
+  onCommit?(listener: (commit: CommitStats) => void): () => void;
+  /**
    * Takes the store for this process's runtime, so that no other process drives (or recovers) the
    * same runs. Throws `StoreError` naming the store, and the holder where known, if another process
    * holds it. Released by `close()`. Stores shared by many nodes do nothing here: their runs are
    * claimed one by one (leases).
    */
   lockForRuntime(): Promise<void>;
+}
+
+/** One commit of run writes, as `onCommit` tells it. */
+export interface CommitStats {
+  readonly durationMs: number;
+  readonly writes: number;
+  readonly records: number;
+  /** The size of the journal records, as stored (JSON). */
+  readonly bytes: number;
 }

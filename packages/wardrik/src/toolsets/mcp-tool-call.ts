@@ -65,6 +65,9 @@ export function callMeta(context: ToolContext): Record<string, unknown> {
     run: context.runId,
     principal: context.principal,
     idempotencyKey: context.idempotencyKey,
+    // W3C trace context, when telemetry is on: the server's spans join the run's trace.
+    ...(context.traceContext?.traceparent ? { traceparent: context.traceContext.traceparent } : {}),
+    ...(context.traceContext?.tracestate ? { tracestate: context.traceContext.tracestate } : {}),
   };
 }
 

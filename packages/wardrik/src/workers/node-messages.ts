@@ -157,7 +157,19 @@ function readMeta(value: unknown): CallMeta | undefined {
   ) {
     return undefined;
   }
-  return { agent, run, principal, idempotencyKey, labels };
+  const trace = readTrace(value.trace);
+  return { agent, run, principal, idempotencyKey, labels, ...(trace ? { trace } : {}) };
+}
+
+/** A call's trace context from another node: string fields only, a few and short (else none). */
+function readTrace(value: unknown): Record<string, string> | undefined {
+  if (!isRecord(value)) return undefined;
+  const trace: Record<string, string> = {};
+  for (const key of ['traceparent', 'tracestate', 'baggage']) {
+    const field = value[key];
+    if (typeof field === 'string' && field.length <= 1024) trace[key] = field;
+  }
+  return Object.keys(trace).length ? trace : undefined;
 }
 
 function isDuration(value: unknown): value is number {

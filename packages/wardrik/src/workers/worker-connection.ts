@@ -18,6 +18,8 @@ export interface CallMeta {
   readonly idempotencyKey: string;
   /** The labels the run carries: what the worker is handed is as trusted as they say. */
   readonly labels: readonly string[];
+  /** The call attempt's W3C trace context (`traceparent`, `tracestate`), when telemetry is on. */
+  readonly trace?: Readonly<Record<string, string>>;
 }
 
 /** A `tools/call` to send. */
@@ -390,7 +392,18 @@ export class WorkerConnection {
 /** A call's `_meta` as JSON, with its fields in a fixed order; its progress token is the request's id. */
 function metaJson(id: number, meta: CallMeta): string {
   const labels = meta.labels.length ? `,"labels":${JSON.stringify(meta.labels)}` : ',"labels":[]';
-  return `{"progressToken":${id},"agent":${JSON.stringify(meta.agent)},"run":${JSON.stringify(meta.run)},"principal":${JSON.stringify(meta.principal)},"idempotencyKey":${JSON.stringify(meta.idempotencyKey)}${labels}}`;
+  const trace = meta.trace ? traceJson(meta.trace) : '';
+  return `{"progressToken":${id},"agent":${JSON.stringify(meta.agent)},"run":${JSON.stringify(meta.run)},"principal":${JSON.stringify(meta.principal)},"idempotencyKey":${JSON.stringify(meta.idempotencyKey)}${labels}${trace}}`;
+}
+
+/** The W3C trace context fields of a call's `_meta`, as JSON members (each led by a comma). */
+function traceJson(trace: Readonly<Record<string, string>>): string {
+  let members = '';
+  for (const key of ['traceparent', 'tracestate', 'baggage']) {
+    const value = trace[key];
+    if (typeof value === 'string') members += `,${JSON.stringify(key)}:${JSON.stringify(value)}`;
+  }
+  return members;
 }
 
 function describeReply(reply: Reply): string {

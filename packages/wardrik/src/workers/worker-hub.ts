@@ -59,6 +59,11 @@ export interface JoinOptions {
   readonly leaseMs: number;
 }
 
+/** A worker connected to this node, or its connection ended (`reason`). */
+export type WorkerConnectionEvent =
+  | { readonly type: 'connected'; readonly worker: string; readonly principal: string }
+  | { readonly type: 'disconnected'; readonly worker: string; readonly principal: string; readonly reason: string };
+
 /** A connected worker as the API shows it. */
 export interface WorkerInfo {
   readonly id: string;
@@ -102,6 +107,7 @@ export class WorkerHub {
   #cluster: WorkerCluster | undefined;
   readonly #options: Required<Omit<HubOptions, 'log'>> & { log: (message: string) => void };
   readonly #changeListeners = new Set<() => void>();
+  readonly #connectionListeners = new Set<(event: WorkerConnectionEvent) => void>();
   #version = 0;
   readonly #cache = new Map<string, { version: number; tools: Map<string, Tool<Arguments>> }>();
   /** Who offers each tool to each agent, until the next change. */
@@ -136,17 +142,35 @@ export class WorkerHub {
         this.#cluster?.publish(listed);
         this.#changed();
       },
-      onClose: (closed) => {
+      onClose: (closed, reason) => {
         this.#connections.delete(closed.id);
         this.#unbuilt.delete(closed.id);
         this.#cluster?.unpublish(closed);
         this.#changed();
+        this.#tellConnection({ type: 'disconnected', worker: closed.id, principal: principal.name, reason });
       },
     };
     const connection = new WorkerConnection(socket, principal, options);
     this.#connections.set(connection.id, connection);
+    this.#tellConnection({ type: 'connected', worker: connection.id, principal: principal.name });
     await connection.start();
     return connection;
+  }
+
+  /** Calls `listener` when a worker connects to this node or its connection ends. Returns the function that stops it. */
+  onConnection(listener: (event: WorkerConnectionEvent) => void): () => void {
+    this.#connectionListeners.add(listener);
+    return () => this.#connectionListeners.delete(listener);
+  }
+
+  #tellConnection(event: WorkerConnectionEvent): void {
+    for (const listener of this.#connectionListeners) {
+      try {
+        listener(event);
+      } catch {
+        // A listener's failure is its own.
+      }
+    }
   }
 
   /**
@@ -368,6 +392,7 @@ export class WorkerHub {
           principal: context.principal,
           idempotencyKey: context.idempotencyKey,
           labels: context.labels,
+          ...(context.traceContext ? { trace: context.traceContext } : {}),
         },
         signal: context.signal,
         idleTimeoutMs: toolTimeout(worker.tools.get(name)) ?? this.#options.callTimeoutMs,

@@ -16,7 +16,13 @@ import { type ExecLine, stateKey } from './agent.js';
 export interface StoredRuns {
   /** Runs a process reported it started: each must be in the store. */
   readonly runIds: Iterable<string>;
-  readonly runs: ReadonlyArray<{ readonly id: string; readonly status: string }>;
+  readonly runs: ReadonlyArray<{
+    readonly id: string;
+    readonly status: string;
+    readonly agent?: string;
+    /** The row's summary (JSON): its error, for the message of a run that did not complete. */
+    readonly summary?: string;
+  }>;
   readonly journal: ReadonlyArray<{ readonly run_id: string; readonly seq: number; readonly record: string }>;
   readonly parkRows: ReadonlyArray<{
     readonly id: string;
@@ -116,7 +122,7 @@ export function verifyExecutions(stored: StoredRuns): ExecutionStats {
       `run ${runId} lost`,
     ).toBe(true);
   for (const run of runs) {
-    expect(run.status, `run ${run.id}`).toBe('completed');
+    expect(run.status, `run ${run.id} (${run.agent ?? '?'}) ${run.summary ?? ''}`).toBe('completed');
     expect(endedStatus.get(run.id), `run ${run.id} has no run-ended record`).toBe('completed');
   }
   expect(parkRows.filter((park) => park.status !== 'answered')).toEqual([]);

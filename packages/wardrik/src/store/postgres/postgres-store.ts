@@ -6,8 +6,10 @@ import { InvalidInputError, LeaseLostError, ParkNotFoundError, StoreError } from
 import type { StoredRecord } from '../../journal/records.js';
 import type { ArtifactSave, ArtifactScopeId } from '../artifact-store.js';
 import { type ParkColumns, parkNotOpenError, type SerializedWrite, serializeWrite } from '../columns.js';
+import { tellCommit } from '../commit-stats.js';
 import type { FoundMemory, MemoryFilter, MemoryQuery, StoredMemory } from '../memory-index.js';
 import { principalColumns, tokenColumns } from '../principal-columns.js';
+import type { CommitStats } from '../run-store.js';
 import type {
   SessionFilter,
   SessionRow,
@@ -182,6 +184,7 @@ export class PostgresStore implements Store {
   readonly #prepared = new WeakSet<pg.PoolClient>();
   readonly #lostLeases = new Set<string>();
   readonly #failureListeners = new Set<(error: StoreError) => void>();
+  readonly #commitListeners = new Set<(commit: CommitStats) => void>();
   #ready: Promise<void> | undefined;
   #failure: StoreError | undefined;
   #closed = false;
@@ -668,6 +671,11 @@ export class PostgresStore implements Store {
     return () => this.#failureListeners.delete(listener);
   }
 
+  onCommit(listener: (commit: CommitStats) => void): () => void {
+    this.#commitListeners.add(listener);
+    return () => this.#commitListeners.delete(listener);
+  }
+
   /** Nothing to lock: nodes share this store, and claim its runs one by one (leases). */
   async lockForRuntime(): Promise<void> {
     this.#checkUsable();
@@ -872,9 +880,11 @@ export class PostgresStore implements Store {
     await this.#whenReady();
     for (let attempt = 1; ; attempt += 1) {
       const client = await this.#flushConnection();
+      const began = this.#commitListeners.size > 0 ? performance.now() : 0;
       try {
         const outcomes = await writeBatch(client, writes, this.#signalTarget);
         this.#flushes += 1;
+        if (began !== 0) tellCommit(this.#commitListeners, performance.now() - began, writes);
         const applied = writes.filter((_, index) => outcomes[index] === undefined);
         this.#writesRefused += writes.length - applied.length;
         for (const write of applied) this.#recordsWritten += write.records.length;

@@ -25,6 +25,7 @@ import {
   serializeWrite,
   storedRecordFrom,
 } from '../columns.js';
+import { tellCommit } from '../commit-stats.js';
 import type { FoundMemory, MemoryFilter, MemoryQuery, StoredMemory } from '../memory-index.js';
 import {
   type PrincipalColumns,
@@ -36,6 +37,7 @@ import {
 } from '../principal-columns.js';
 import { ProcessLeases } from '../process-leases.js';
 import { ProcessWorkerStore } from '../process-worker-store.js';
+import type { CommitStats } from '../run-store.js';
 import type {
   SessionFilter,
   SessionRow,
@@ -204,6 +206,7 @@ export class SqliteStore implements Store {
   private immediate: NodeJS.Immediate | undefined;
   private failure: StoreError | undefined;
   private readonly failureListeners = new Set<(error: StoreError) => void>();
+  private readonly commitListeners = new Set<(commit: CommitStats) => void>();
   private runtimeLock: RuntimeLock | undefined;
   /** One process holds the file (`lockForRuntime`), so its leases live in memory and never expire. */
   private readonly leases = new ProcessLeases({ expire: false });
@@ -614,6 +617,11 @@ export class SqliteStore implements Store {
     return () => this.failureListeners.delete(listener);
   }
 
+  onCommit(listener: (commit: CommitStats) => void): () => void {
+    this.commitListeners.add(listener);
+    return () => this.commitListeners.delete(listener);
+  }
+
   /**
    * Takes the lock file `<path>.lock` for this process (see `RuntimeLock`), so that a second process
    * on the same file fails at once, naming the holder, instead of recovering runs this one drives.
@@ -837,6 +845,7 @@ export class SqliteStore implements Store {
     this.queuedRecords = 0;
     this.queuedStateWrites = 0;
     this.batch = undefined;
+    const began = this.commitListeners.size > 0 ? performance.now() : 0;
     try {
       // The queue is only filled once ready() has prepared the statements.
       this.statements!.flush.immediate(writes);
@@ -854,6 +863,7 @@ export class SqliteStore implements Store {
     }
     this.flushes += 1;
     this.recordsWritten += records;
+    if (began !== 0) tellCommit(this.commitListeners, performance.now() - began, writes);
     batch?.resolve();
   }
 }

@@ -1,0 +1,243 @@
+import type { Label, Measures } from '@wardrik/core';
+import type { EndStatus, ParentLink, ParkDecision, ParkKind } from '../journal/records.js';
+import type { Usage } from '../model/model.js';
+
+/**
+ * An opaque carrier of trace context (W3C `traceparent`, `tracestate`), as a telemetry listener
+ * made it. Journaled with the run, so that a run resumed after a restart or on another node
+ * continues the same trace; sent to workers and MCP servers in a call's `_meta`.
+ */
+export type TraceCarrier = Readonly<Record<string, string>>;
+
+/** What every event of a run says. */
+interface RunEventBase {
+  readonly runId: string;
+  /** The agent speaking now (the run's own, or the one it was transferred to). */
+  readonly agent: string;
+  /** The run's trace context, if a listener gave it one when it started. */
+  readonly trace?: TraceCarrier;
+}
+
+/** How a call attempt came out: answered (`ok`, `error`), or cut short. */
+export type AttemptOutcome = 'ok' | 'error' | 'parked' | 'timeout' | 'lost' | 'cancelled';
+
+/** How a call settled, as the model or a person will see it. */
+export type CallOutcome = 'ok' | 'error' | 'denied' | 'parked' | 'in_doubt';
+
+/**
+ * What happens between journal records, by name. Each name is noun-verb, like the journal's
+ * (`model-call-started`), and each event is a plain object made only when someone listens.
+ */
+export interface HookEvents {
+  /** A run began (its first record is on disk). */
+  readonly 'run-started': RunEventBase & {
+    readonly principal: string;
+    readonly parent?: ParentLink;
+    readonly session?: string;
+  };
+  /** A run is driven again: after a person's answer, on recovery, or taken over from another node. */
+  readonly 'run-resumed': RunEventBase & { readonly principal: string; readonly step: number };
+  /** A run ended. `durationMs`: since it began. */
+  readonly 'run-ended': RunEventBase & {
+    readonly principal: string;
+    readonly status: EndStatus;
+    readonly durationMs: number;
+    readonly measures: Measures;
+    readonly labels: readonly Label[];
+    readonly error?: string;
+  };
+  /** A model call (one attempt of a step) began. */
+  readonly 'model-call-started': RunEventBase & {
+    readonly step: number;
+    readonly model: string;
+    readonly attempt: number;
+  };
+  /** A model call ended: with its usage, or its error (`retrying` when another attempt follows). */
+  readonly 'model-call-ended': RunEventBase & {
+    readonly step: number;
+    readonly model: string;
+    readonly attempt: number;
+    readonly durationMs: number;
+    readonly usage?: Usage;
+    readonly measures?: Measures;
+    /** `tool-calls`, `stop` (a final answer) or `length` (cut off at its output token limit). */
+    readonly finishReason?: 'tool-calls' | 'stop' | 'length';
+    readonly toolCalls?: number;
+    readonly error?: string;
+    readonly retrying?: boolean;
+  };
+  /** One attempt of a call began: its intent is written (retries and recoveries are attempts too). */
+  readonly 'call-attempt-started': RunEventBase & {
+    readonly step: number;
+    readonly callId: string;
+    readonly tool: string;
+    readonly attempt: number;
+    readonly repeatable: boolean;
+    readonly idempotencyKey: string;
+  };
+  /** One attempt of a call ended. */
+  readonly 'call-attempt-ended': RunEventBase & {
+    readonly step: number;
+    readonly callId: string;
+    readonly tool: string;
+    readonly attempt: number;
+    readonly durationMs: number;
+    readonly outcome: AttemptOutcome;
+    readonly error?: string;
+  };
+  /** A call settled: answered, refused by policy, or parked (for a person, or in doubt). */
+  readonly 'call-settled': RunEventBase & {
+    readonly step: number;
+    readonly callId: string;
+    readonly tool: string;
+    readonly outcome: CallOutcome;
+    readonly rule?: string;
+  };
+  /** A run parked: it waits for a person, or for external work. */
+  readonly 'park-opened': RunEventBase & {
+    readonly parkId: string;
+    readonly kind: ParkKind;
+    readonly reason: string;
+    readonly tool?: string;
+    readonly rule?: string;
+  };
+  /** A park was answered. `waitedMs`: since it opened. */
+  readonly 'park-answered': RunEventBase & {
+    readonly parkId: string;
+    readonly kind: ParkKind;
+    readonly decision: ParkDecision['type'];
+    readonly by: string;
+    readonly waitedMs: number;
+  };
+  /** The store committed writes (SQLite, PostgreSQL): how long it took, how many records and bytes. */
+  readonly 'store-committed': {
+    readonly durationMs: number;
+    readonly writes: number;
+    readonly records: number;
+    readonly bytes: number;
+  };
+  /** A worker connected to this node and offered tools. */
+  readonly 'worker-connected': { readonly worker: string; readonly principal: string };
+  /** A worker's connection to this node ended. */
+  readonly 'worker-disconnected': { readonly worker: string; readonly principal: string; readonly reason: string };
+}
+
+/** The names of hook events. */
+export type HookName = keyof HookEvents;
+
+/** A listener for one hook event. */
+export type HookListener<K extends HookName> = (event: HookEvents[K]) => void;
+
+/** Makes trace context: for a run as it starts (journaled with it), and for each call attempt (sent in its `_meta`). */
+export interface TracePropagation {
+  /** The context a new run's trace continues from (a child run: its parent's call). */
+  runStarting(run: {
+    readonly runId: string;
+    readonly agent: string;
+    readonly parent?: ParentLink;
+  }): TraceCarrier | undefined;
+  /** The context of a call attempt, for the program that runs it (a worker, an MCP server, the tool itself). */
+  attemptContext(attempt: {
+    readonly runId: string;
+    readonly callId: string;
+    readonly attempt: number;
+  }): TraceCarrier | undefined;
+}
+
+/**
+ * The runtime's hooks: typed events for what happens between journal records (model calls,
+ * call attempts, parks, commits, workers), the seam telemetry and the console listen on. Nothing
+ * else in the runtime knows who listens. Cheap when nobody does: each emit point asks `has(name)`
+ * (one array read) before it makes an event; a listener that throws is dropped from that event
+ * only, never from the run.
+ *
+ * @example
+ * ```ts
+ * const stop = wardrik.hooks.on('model-call-ended', ({ runId, step, durationMs, usage }) => {
+ *   console.log(`${runId} step ${step}: ${durationMs.toFixed(0)} ms, ${usage?.outputTokens ?? 0} tokens out`)
+ * })
+ * ```
+ */
+export class Hooks {
+  readonly #listeners = new Map<HookName, Set<(event: never) => void>>();
+  #propagation: TracePropagation | undefined;
+  readonly #activate: ((name: HookName) => (() => void) | undefined) | undefined;
+  /** What `activate` gave for each name listened to: the function that stops its source. */
+  readonly #sources = new Map<HookName, () => void>();
+
+  /**
+   * `activate` is told when `name` gets its first listener, and may start the source of its
+   * events (returning the function that stops it, called when the last listener goes).
+   */
+  constructor(activate?: (name: HookName) => (() => void) | undefined) {
+    this.#activate = activate;
+  }
+
+  /** Listens to `name`; returns the function that stops listening. */
+  on<K extends HookName>(name: K, listener: HookListener<K>): () => void {
+    let set = this.#listeners.get(name);
+    if (!set) {
+      set = new Set();
+      this.#listeners.set(name, set);
+      const stop = this.#activate?.(name);
+      if (stop) this.#sources.set(name, stop);
+    }
+    set.add(listener as (event: never) => void);
+    return () => {
+      set.delete(listener as (event: never) => void);
+      if (set.size > 0 || this.#listeners.get(name) !== set) return;
+      this.#listeners.delete(name);
+      this.#sources.get(name)?.();
+      this.#sources.delete(name);
+    };
+  }
+
+  /** Whether anyone listens to `name` (ask before making an event). */
+  has(name: HookName): boolean {
+    return this.#listeners.has(name);
+  }
+
+  /** Tells the listeners of `name`. A listener that throws does not stop the others, nor the caller. */
+  emit<K extends HookName>(name: K, event: HookEvents[K]): void {
+    const set = this.#listeners.get(name);
+    if (!set) return;
+    for (const listener of set) {
+      try {
+        (listener as HookListener<K>)(event);
+      } catch {
+        // A listener's failure is its own: the run goes on.
+      }
+    }
+  }
+
+  /** Who makes trace context (one at a time; `undefined` stops). Returns the function that removes it. */
+  propagate(propagation: TracePropagation | undefined): () => void {
+    this.#propagation = propagation;
+    return () => {
+      if (this.#propagation === propagation) this.#propagation = undefined;
+    };
+  }
+
+  /** The trace context a starting run continues from, if telemetry makes any. */
+  runTrace(run: Parameters<TracePropagation['runStarting']>[0]): TraceCarrier | undefined {
+    return safely(() => this.#propagation?.runStarting(run));
+  }
+
+  /** The trace context of a call attempt, if telemetry makes any. */
+  attemptTrace(attempt: Parameters<TracePropagation['attemptContext']>[0]): TraceCarrier | undefined {
+    if (!this.#propagation) return undefined;
+    return safely(() => this.#propagation?.attemptContext(attempt));
+  }
+}
+
+function safely(make: () => TraceCarrier | undefined): TraceCarrier | undefined {
+  try {
+    const carrier = make();
+    if (carrier === undefined || typeof carrier !== 'object' || carrier === null) return undefined;
+    const plain: Record<string, string> = {};
+    for (const [key, value] of Object.entries(carrier)) if (typeof value === 'string') plain[key] = value;
+    return Object.keys(plain).length ? plain : undefined;
+  } catch {
+    return undefined;
+  }
+}
