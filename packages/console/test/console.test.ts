@@ -10,7 +10,9 @@ import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { OUTSIDE, ok, tool } from '@wardrik/core';
+import { connectWorker } from '@wardrik/worker';
 import type { Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -24,6 +26,7 @@ import {
   type Wardrik,
 } from 'wardrik';
 import { ScriptedModel } from 'wardrik/testing';
+import { z } from 'zod';
 import { launchChromium } from './browser.js';
 
 const DOCS = fileURLToPath(new URL('../../../docs/', import.meta.url));
@@ -421,6 +424,31 @@ describe('the console', () => {
 
     await page.goto(`${server.url}/#/workers`);
     await page.getByText('No worker is connected.').waitFor();
+
+    // A worker connects (an MCP SDK server): the page shows it within its next read, with its tools.
+    const created = await fetch(`${server.url}/v1/tokens`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokens['admin']}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'billing-worker', role: 'worker', kind: 'worker', agents: ['*'] }),
+    });
+    const mcp = new McpServer({ name: 'billing', version: '1.0.0' });
+    mcp.registerTool(
+      'orders.refund',
+      { description: 'Refund an order.', inputSchema: { orderId: z.string() } },
+      async ({ orderId }) => ({ content: [{ type: 'text', text: `refunded ${orderId}` }] }),
+    );
+    const worker = connectWorker({
+      url: server.url,
+      token: ((await created.json()) as { token: string }).token,
+      server: mcp,
+    });
+    await worker.ready;
+    const listed = page.getByRole('article', { name: /^worker / });
+    await listed.waitFor({ timeout: 30_000 });
+    expect(await listed.textContent()).toContain('billing-worker');
+    expect(await listed.textContent()).toMatch(/orders\.refund \(the model sees workers__orders_refund_[0-9a-f]{8}\)/);
+    await worker.close();
+
     await page.goto(`${server.url}/#/sessions`);
     await page.getByRole('heading', { name: 'Sessions' }).waitFor();
     await page.close();
