@@ -1,7 +1,8 @@
 /*
  * The routes the console needs, over real HTTP on a temp SQLite file: who am I (/v1/me), the inbox
  * of open parks newest first and paged (/v1/inbox), its live stream (/v1/inbox/events), each
- * narrowed to what the principal may read; and the console page itself at / with its CSP.
+ * narrowed to what the principal may read, and across nodes on PostgreSQL; and the console page
+ * itself at / with its CSP.
  */
 import { tool } from '@wardrik/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +13,7 @@ import { type RunningServer, startServer } from '../src/server/start-server.js';
 import { ScriptedModel } from '../src/testing/index.js';
 import { tempDbPath } from './helpers.js';
 import { SseReader } from './sse-client.js';
+import { dropTestSchema, openPostgresTestStore, testSchemaName } from './store-factories.js';
 
 const refund = tool({
   name: 'refund',
@@ -181,5 +183,50 @@ describe('the console page', () => {
     expect(page.headers.get('content-security-policy')).toBe(CONSOLE_CSP);
     expect(page.headers.get('x-content-type-options')).toBe('nosniff');
     expect((await fetch(`${server.url}/assets/nothing.js`)).status).toBe(404);
+  });
+});
+
+describe('/v1/inbox/events across nodes (PostgreSQL)', () => {
+  it('hears parks of runs another node drives: opened, answered, ended', async () => {
+    const schema = testSchemaName();
+    const nodeA = await createWardrik({
+      store: openPostgresTestStore({ schema, keepSchema: true }),
+      agents: [support],
+      node: 'node-a',
+    });
+    const nodeB = await createWardrik({
+      store: openPostgresTestStore({ schema, keepSchema: true }),
+      agents: [support],
+      node: 'node-b',
+    });
+    const auth = new AuthService(nodeA.store);
+    const serverA = await startServer({ wardrik: nodeA, auth, port: 0 });
+    try {
+      const admin = (await auth.ensureAdmin())?.token ?? '';
+      const response = await fetch(`${serverA.url}/v1/inbox/events`, { headers: { authorization: `Bearer ${admin}` } });
+      const reader = new SseReader(response);
+      await reader.until((event) => event.event === 'ready');
+
+      const { runId } = await nodeB.start('support', 'refund A1'); // node B drives it
+      const opened = await reader.until((event) => event.event === 'park-opened');
+      const item = JSON.parse(opened.at(-1)?.data ?? '{}');
+      expect(item.run).toMatchObject({ id: runId, agent: 'support' });
+      const park = await nodeB.getPark(item.park.id);
+      await nodeB.answerPark(park.id, { type: 'approve' }, { callHash: park.callHash, by: 'bea' });
+      const rest = await reader.until((event) => event.event === 'run-ended');
+      expect(rest.map((event) => event.event)).toEqual(['park-answered', 'run-ended']);
+      expect(JSON.parse(rest[0]?.data ?? '{}')).toMatchObject({
+        parkId: park.id,
+        by: 'bea',
+        decision: { type: 'approve' },
+      });
+      expect(JSON.parse(rest[1]?.data ?? '{}')).toEqual({ runId, status: 'completed' });
+      await reader.cancel();
+    } finally {
+      await serverA.close();
+      await nodeA.close();
+      await nodeB.close();
+      await dropTestSchema(schema);
+    }
   });
 });

@@ -1,10 +1,10 @@
 import type { JsonSchema } from '@wardrik/core';
 import { streamSSE } from 'hono/streaming';
-import { can, isRunVisible, type VisibleRuns, visibleRunFilter } from '../auth/permissions.js';
+import { can, type VisibleRuns, visibleRunFilter } from '../auth/permissions.js';
 import type { Action, Principal, Resource } from '../auth/types.js';
-import { isJournaled, type RunEvent } from '../runtime/events.js';
 import type { Wardrik } from '../runtime/wardrik.js';
 import type { ParkRow, RunRow } from '../store/store.js';
+import { InboxFeed } from './inbox-feed.js';
 import { ApiProblem, RETRY_AFTER_SECONDS } from './problem.js';
 import type { Route } from './routes.js';
 import { InboxQuery } from './schemas.js';
@@ -140,7 +140,7 @@ export function consoleRoutes(options: ConsoleRouteOptions): Route[] {
       method: 'get',
       path: '/v1/inbox/events',
       summary:
-        'Follow the inbox live (Server-Sent Events): ready once listening (then read /v1/inbox), park-opened (an inbox item), park-answered, run-ended (its open parks closed); for runs driven by this node',
+        'Follow the inbox live (Server-Sent Events): ready once listening (then read /v1/inbox), park-opened (an inbox item), park-answered, run-ended (its open parks closed); across nodes on a shared store',
       authenticated: true,
       success: {
         status: 200,
@@ -161,58 +161,22 @@ export function consoleRoutes(options: ConsoleRouteOptions): Route[] {
         const visible = visibleRunFilter(principal);
         const bearer = c.req.header('authorization') ?? '';
         return streamSSE(c, async (stream) => {
-          const queue: RunEvent[] = [];
-          let wake: (() => void) | undefined;
-          let ended = false;
-          const end = () => {
-            ended = true;
-            wake?.();
-          };
-          stream.onAbort(end);
-          const unsubscribe = wardrik.subscribe('*', (event) => {
-            if (event.type !== 'run-parked' && event.type !== 'park-answered' && event.type !== 'run-ended') return;
-            queue.push(event);
-            wake?.();
-          });
+          const feed = new InboxFeed(wardrik, visible, itemOf);
+          stream.onAbort(() => feed.close());
           const releaseToken = streams.hold({ tokenId, bearer }, () => stream.abort());
           const heartbeat = setInterval(() => {
-            stream.write(': keep-alive\n\n').catch(end);
+            stream.write(': keep-alive\n\n').catch(() => feed.close());
           }, heartbeatMs);
-          // Whose each run is, to show only what the principal may read (a run's row is read once).
-          const owners = new RunOwners(wardrik);
           try {
             await stream.writeSSE({ event: 'ready', data: '{}' });
-            while (!ended) {
-              const event = queue.shift();
-              if (event === undefined) {
-                await new Promise<void>((resolve) => {
-                  wake = resolve;
-                });
-                wake = undefined;
-                continue;
-              }
-              if (!isJournaled(event)) continue;
-              const run = await owners.of(event.runId);
-              if (run === undefined || !isRunVisible(visible, run)) continue;
-              const record = event.record;
-              if (record.type === 'run-parked') {
-                const park = await wardrik.store.getPark(record.park.id).catch(() => undefined);
-                if (park === undefined || park.status !== 'open') continue;
-                const row = await wardrik.getRunSummary(event.runId);
-                await stream.writeSSE({ event: 'park-opened', data: JSON.stringify(itemOf(park, row)) });
-              } else if (record.type === 'park-answered') {
-                const { parkId, decision, by, at } = record;
-                const data = { parkId, runId: event.runId, decision, by, at };
-                await stream.writeSSE({ event: 'park-answered', data: JSON.stringify(data) });
-              } else if (record.type === 'run-ended') {
-                const data = { runId: event.runId, status: record.status };
-                await stream.writeSSE({ event: 'run-ended', data: JSON.stringify(data) });
-                owners.forget(event.runId);
-              }
+            for (;;) {
+              const messages = await feed.next();
+              if (messages.length === 0) break;
+              for (const { event, data } of messages) await stream.writeSSE({ event, data: JSON.stringify(data) });
             }
           } finally {
+            feed.close();
             clearInterval(heartbeat);
-            unsubscribe();
             releaseToken();
             releaseSlot();
           }
@@ -234,35 +198,4 @@ function parseCursor(cursor: string): { createdAt: number; id: string } {
     throw new ApiProblem(400, 'invalid_request', 'Invalid request', 'after: expected a cursor as given in next');
   }
   return { createdAt, id: cursor.slice(colon + 1) };
-}
-
-/** The agent and principal of runs, read once each (a small cache per stream). */
-class RunOwners {
-  readonly #wardrik: Wardrik;
-  readonly #known = new Map<string, { agent: string; principal: string }>();
-
-  constructor(wardrik: Wardrik) {
-    this.#wardrik = wardrik;
-  }
-
-  async of(runId: string): Promise<{ agent: string; principal: string } | undefined> {
-    const known = this.#known.get(runId);
-    if (known !== undefined) return known;
-    try {
-      const row = await this.#wardrik.getRunSummary(runId);
-      const owner = { agent: row.agent, principal: row.principal };
-      if (this.#known.size >= 10_000) {
-        const oldest = this.#known.keys().next().value;
-        if (oldest !== undefined) this.#known.delete(oldest);
-      }
-      this.#known.set(runId, owner);
-      return owner;
-    } catch {
-      return undefined;
-    }
-  }
-
-  forget(runId: string): void {
-    this.#known.delete(runId);
-  }
 }
