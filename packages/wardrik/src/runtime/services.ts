@@ -7,7 +7,6 @@ import { type MemoryService, storeMemory } from '../memory/memory-service.js';
 import { RuntimeMemory } from '../memory/runtime-memory.js';
 import type { Store } from '../store/store.js';
 import type { CallServices, CallServicesRequest } from './attempt-call.js';
-import type { RunEvent } from './events.js';
 
 /** How the runtime keeps memories (see `MemoryService`). */
 export interface MemoryOptions {
@@ -89,10 +88,15 @@ export class Services {
     };
   }
 
-  /** Listens to every run's events: with `addSessions: 'after-each-run'`, a run that ends is added to memory. */
-  onEvent(event: RunEvent): void {
-    if (!this.#remember || event.type !== 'run-ended') return;
-    const adding = this.memory.addRun(event.runId).catch((error) => this.#onError(error, event.runId));
+  /** Whether runs are added to memory as they end (`addSessions: 'after-each-run'`): then call `runEnded`. */
+  get remembersRuns(): boolean {
+    return this.#remember;
+  }
+
+  /** A run ended: with `addSessions: 'after-each-run'`, it is added to memory. */
+  runEnded(runId: string): void {
+    if (!this.#remember) return;
+    const adding = this.memory.addRun(runId).catch((error) => this.#onError(error, runId));
     this.#adding.add(adding);
     void adding.finally(() => this.#adding.delete(adding));
   }

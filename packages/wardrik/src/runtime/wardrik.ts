@@ -237,7 +237,8 @@ export class Wardrik {
       now: options.now ?? Date.now,
       agent: (name) => this.#agent(name),
     });
-    this.#hub.subscribe('*', (event) => this.#services.onEvent(event));
+    // Only then: a listener to every run's events would make every run build events nobody reads.
+    if (this.#services.remembersRuns) this.hooks.on('run-ended', (event) => this.#services.runEnded(event.runId));
     this.#deps = {
       store: options.store,
       hub: this.#hub,
@@ -1439,6 +1440,7 @@ export class Wardrik {
         // Stopped (the process stops, or another node took the run over): nothing settles here.
         this.#drivers.delete(runId);
         if (outcome === 'lost' && driver.lease) this.#ownership.forget(driver.lease);
+        if (this.hooks.has('run-suspended')) this.#tellSuspended(driver, outcome);
       } else this.#settle(driver);
       return;
     }
@@ -1462,6 +1464,18 @@ export class Wardrik {
     } else this.hooks.emit('run-resumed', { ...base, step: state.steps });
   }
 
+  /** Tells hooks this node stopped driving a run that has not ended. */
+  #tellSuspended(driver: RunDriver, reason: 'parked' | 'stopped' | 'lost'): void {
+    const state = driver.state;
+    this.hooks.emit('run-suspended', {
+      runId: state.runId,
+      agent: state.activeAgent,
+      principal: state.principal,
+      ...(state.trace ? { trace: state.trace } : {}),
+      reason,
+    });
+  }
+
   /** Tells hooks a run ended. */
   #tellEnded(driver: RunDriver): void {
     const state = driver.state;
@@ -1482,8 +1496,10 @@ export class Wardrik {
   #settle(driver: RunDriver): void {
     const runId = driver.runId;
     this.#drivers.delete(runId);
-    if (!driver.ended) this.#rest(driver);
-    else {
+    if (!driver.ended) {
+      if (this.hooks.has('run-suspended')) this.#tellSuspended(driver, 'parked');
+      this.#rest(driver);
+    } else {
       this.#resting.delete(runId);
       this.#releaseLease(driver);
       if (this.hooks.has('run-ended')) this.#tellEnded(driver);
