@@ -469,6 +469,26 @@ describe('the console', () => {
     await page.close();
   });
 
+  it('a burst of parks arriving live shows a page of them; the rest come with "Older parks"', async () => {
+    const page = await newPage();
+    await signIn(page, 'olivia');
+    await page.locator('[data-live="live"]').waitFor();
+    const before = (await wardrik.listParks({ status: 'open' })).length;
+    const runs = await Promise.all(Array.from({ length: 60 }, () => wardrik.start('support', 'refund A1')));
+    await expect
+      .poll(async () => (await wardrik.listParks({ status: 'open' })).length, { timeout: 60_000 })
+      .toBe(before + 60);
+    const cards = page.locator('article.park');
+    await expect
+      .poll(() => page.locator('.muted', { hasText: 'open parks shown' }).textContent())
+      .toContain('50 open parks shown (more below)');
+    expect(await cards.count()).toBeLessThanOrEqual(50 + before);
+    await page.getByRole('button', { name: 'Older parks' }).click();
+    await expect.poll(() => cards.count(), { timeout: 30_000 }).toBe(before + 60);
+    for (const { runId } of runs) await wardrik.cancel(runId);
+    await page.close();
+  });
+
   it('never puts a token in a URL, a cookie or localStorage: only in the tab’s sessionStorage', async () => {
     const page = await newPage();
     await signIn(page, 'olivia');

@@ -23,20 +23,35 @@ export function Inbox({ api, me }: { api: Api; me: Me }) {
   const [live, setLive] = useState<'connecting' | 'live' | 'reconnecting' | 'ended'>('connecting');
   const [news, setNews] = useState('');
   const generation = useRef(0);
+  // What is shown, kept in step with `items` so that an event's change and the page it trims are one.
+  const current = useRef<readonly InboxItem[]>([]);
+  // How many open parks are shown at most: a page, and a page more per "Older parks". A burst of
+  // parks arriving live pushes the oldest out (they come back with "Older parks"), so that the
+  // page stays as light with 10,000 open parks as with 50.
+  const shownAtMost = useRef(PAGE);
+  /** Changes what is shown, trimmed to the window; says whether it left parks out (then `next` says where they are). */
+  const update = useCallback((change: (shown: readonly InboxItem[]) => readonly InboxItem[]): boolean => {
+    const { kept, next: cursor } = trim(change(current.current), shownAtMost.current);
+    current.current = kept;
+    setItems(kept);
+    if (cursor !== undefined) setNext(cursor);
+    return cursor !== undefined;
+  }, []);
 
   const loadFirst = useCallback(async () => {
     const mine = ++generation.current;
     try {
-      const page = await api.get<Page>('/v1/inbox?limit=50');
+      const page = await api.get<Page>(`/v1/inbox?limit=${PAGE}`);
       if (mine !== generation.current) return;
-      setItems((shown) => {
+      shownAtMost.current = PAGE;
+      const cut = update((shown) => {
         // Keep answered cards still on screen, and parks the stream brought that are newer than the page.
         const newest = page.items[0]?.park.createdAt ?? Number.NEGATIVE_INFINITY;
         const kept = shown.filter((item) => item.park.status !== 'open' || item.park.createdAt > newest);
         const ids = new Set(kept.map((item) => item.park.id));
         return mergeNewestFirst([...kept, ...page.items.filter((item) => !ids.has(item.park.id))]);
       });
-      setNext(page.next);
+      if (!cut) setNext(page.next);
       setLoaded(true);
       setError(undefined);
     } catch (thrown) {
@@ -56,7 +71,7 @@ export function Inbox({ api, me }: { api: Api; me: Me }) {
           void loadFirst();
         } else if (event.event === 'park-opened') {
           const item = JSON.parse(event.data) as InboxItem;
-          setItems((shown) =>
+          update((shown) =>
             shown.some((each) => each.park.id === item.park.id) ? shown : mergeNewestFirst([item, ...shown]),
           );
           setNews(`New park: ${item.park.kind} ${item.park.call?.name ?? ''} in run ${item.run.id}`);
@@ -67,7 +82,7 @@ export function Inbox({ api, me }: { api: Api; me: Me }) {
             by: string;
             at: number;
           };
-          setItems((shown) =>
+          update((shown) =>
             shown.map((each) =>
               each.park.id === answer.parkId && each.park.status === 'open'
                 ? {
@@ -86,7 +101,7 @@ export function Inbox({ api, me }: { api: Api; me: Me }) {
           setNews(`Park ${answer.parkId} answered by ${answer.by}`);
         } else if (event.event === 'run-ended') {
           const ended = JSON.parse(event.data) as { runId: string; status: string };
-          setItems((shown) =>
+          update((shown) =>
             shown.map((each) =>
               each.run.id === ended.runId && each.park.status === 'open'
                 ? { ...each, park: { ...each.park, status: 'closed' } }
@@ -101,19 +116,19 @@ export function Inbox({ api, me }: { api: Api; me: Me }) {
   const loadMore = async () => {
     if (next === undefined) return;
     try {
-      const page = await api.get<Page>(`/v1/inbox?limit=50&after=${encodeURIComponent(next)}`);
-      setItems((shown) => mergeNewestFirst([...shown, ...page.items]));
-      setNext(page.next);
+      const page = await api.get<Page>(`/v1/inbox?limit=${PAGE}&after=${encodeURIComponent(next)}`);
+      shownAtMost.current += PAGE;
+      if (!update((shown) => mergeNewestFirst([...shown, ...page.items]))) setNext(page.next);
     } catch (thrown) {
       setError(thrown);
     }
   };
 
   const answered = useCallback(
-    (park: ParkRow) => setItems((shown) => shown.map((each) => (each.park.id === park.id ? { ...each, park } : each))),
+    (park: ParkRow) => update((shown) => shown.map((each) => (each.park.id === park.id ? { ...each, park } : each))),
     [],
   );
-  const dismiss = () => setItems((shown) => shown.filter((each) => each.park.status === 'open'));
+  const dismiss = () => update((shown) => shown.filter((each) => each.park.status === 'open'));
   const open = items.filter((item) => item.park.status === 'open').length;
 
   return (
@@ -165,6 +180,27 @@ export function Inbox({ api, me }: { api: Api; me: Me }) {
       )}
     </section>
   );
+}
+
+/** Open parks a page holds. */
+const PAGE = 50;
+
+/**
+ * The first `max` open parks (and the answered cards among them); when some were left out, the
+ * cursor of the last one kept, to load the rest with "Older parks".
+ */
+function trim(items: readonly InboxItem[], max: number): { kept: readonly InboxItem[]; next?: string } {
+  let open = 0;
+  for (const [index, item] of items.entries()) {
+    if (item.park.status !== 'open') continue;
+    open += 1;
+    if (open > max) {
+      const kept = items.slice(0, index);
+      const last = kept.filter((each) => each.park.status === 'open').at(-1)?.park;
+      return { kept, ...(last ? { next: `${last.createdAt}:${last.id}` } : {}) };
+    }
+  }
+  return { kept: items };
 }
 
 function mergeNewestFirst(items: readonly InboxItem[]): InboxItem[] {
