@@ -62,6 +62,20 @@ describe.each(storeFactories)('$name: memories', ({ open }) => {
     expect(await search(['refund'], 1)).toHaveLength(1);
   });
 
+  it('in a large corpus, a rare word finds its memory first; common words alone find memories holding them', async () => {
+    const filler = Array.from({ length: 300 }, (_, index) =>
+      memory(`f${index}`, `tea order number ${index} shipped ${index % 3 === 0 ? 'green' : 'black'}`, {
+        at: 2000 + index,
+      }),
+    );
+    await store.addMemories([...filler, memory('rare', 'the sencha tea order was wrong', { at: 1 })]);
+    expect((await search(['tea', 'sencha'], 3))[0]?.id).toBe('rare');
+    const common = await search(['tea', 'green'], 5);
+    expect(common).toHaveLength(5);
+    for (const found of common) expect(found.text).toMatch(/tea/);
+    expect(common.every((found) => found.id.startsWith('f') || found.id === 'rare')).toBe(true);
+  });
+
   it('returns what each memory was stored with, labels included', async () => {
     await store.addMemories(corpus);
     const [found] = await search(['instructions', 'account']);

@@ -55,15 +55,48 @@ export async function knownMemories(client: pg.ClientBase, ids: readonly string[
   return rows.map((row) => row.id);
 }
 
+/** A word held by more memories than this share (and at least 50) is common: see the SQLite store. */
+const COMMON_SHARE = 0.02;
+const COMMON_FLOOR = 50;
+
 export async function searchMemories(client: pg.ClientBase, query: MemoryQuery): Promise<FoundMemory[]> {
-  // Words are letters and digits only: joined with | they are a safe tsquery (any word matches).
+  // Words are letters and digits only: joined with | or & they are a safe tsquery.
+  const { rows: sized } = await client.query<{ size: number }>(
+    "SELECT greatest(reltuples, 0)::float8 AS size FROM pg_class WHERE oid = 'memories'::regclass",
+  );
+  const bound = Math.ceil(Math.max(COMMON_FLOOR, (sized[0]?.size ?? 0) * COMMON_SHARE));
+  const rare: string[] = [];
+  for (const word of query.words) {
+    const { rows } = await client.query<{ count: string }>({
+      name: 'wardrik_count_memory_word_v1',
+      text: `SELECT count(*) AS count FROM (
+               SELECT 1 FROM memories WHERE search @@ to_tsquery('english'::regconfig, $1) LIMIT $2) held`,
+      values: [word, bound + 1],
+    });
+    if (Number(rows[0]?.count ?? 0) <= bound) rare.push(word);
+  }
+  if (rare.length > 0) return found(client, query, rare.join(' | '), 'ranked');
+  // Common words only: the newest holding every word, then the newest holding any.
+  const every = await found(client, query, query.words.join(' & '), 'newest');
+  if (every.length >= query.limit || query.words.length === 1) return every;
+  const seen = new Set(every.map((memory) => memory.id));
+  const any = await found(client, query, query.words.join(' | '), 'newest');
+  return [...every, ...any.filter((memory) => !seen.has(memory.id))].slice(0, query.limit);
+}
+
+async function found(
+  client: pg.ClientBase,
+  query: MemoryQuery,
+  tsquery: string,
+  order: 'ranked' | 'newest',
+): Promise<FoundMemory[]> {
   const { rows } = await client.query<MemoryColumns & { score: number }>({
-    name: 'wardrik_search_memories_v1',
+    name: `wardrik_search_memories_${order}_v1`,
     text: `SELECT ${COLUMNS}, ts_rank_cd(search, q) AS score
            FROM memories, to_tsquery('english'::regconfig, $3) q
            WHERE app = $1 AND principal = $2 AND search @@ q
-           ORDER BY score DESC, at DESC LIMIT $4`,
-    values: [query.app, query.principal, query.words.join(' | '), query.limit],
+           ORDER BY ${order === 'ranked' ? 'score DESC, at DESC' : 'at DESC'} LIMIT $4`,
+    values: [query.app, query.principal, tsquery, query.limit],
   });
   return rows.map((row) => ({ ...memoryFrom(row), score: Number(row.score) }));
 }

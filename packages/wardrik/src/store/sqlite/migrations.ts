@@ -170,10 +170,10 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       ) STRICT;
       CREATE INDEX memories_owner ON memories (app, principal, session_id);
 
-      -- Full-text index of memories (BM25). owner is a token naming (app, principal), so that a
-      -- search only ever walks its owner's postings; contentless: the text lives in memories.
+      -- Full-text index of memories (BM25), by the memories' rowid; contentless: the text lives
+      -- in memories.
       CREATE VIRTUAL TABLE memories_fts USING fts5(
-        owner, text, content = '', contentless_delete = 1, tokenize = 'porter unicode61 remove_diacritics 2'
+        text, content = '', contentless_delete = 1, tokenize = 'porter unicode61 remove_diacritics 2'
       );
 
       CREATE TABLE artifacts (

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import {
   embeddingBytes,
@@ -33,16 +32,22 @@ export interface SqliteMemories {
 }
 
 /**
- * The token naming an (app, principal) pair in the full-text index: the search's first term, so
- * that FTS5 walks only that owner's postings, however many memories others have.
+ * A word is common when more memories than this share hold it (and at least {@link COMMON_FLOOR}):
+ * it says little about which memory is meant (BM25 weighs it near nothing) and ranking every
+ * memory holding it is what makes a search slow. Common words are searched for only when a query
+ * has nothing else.
  */
-export function ownerToken(app: string, principal: string): string {
-  return `o${createHash('sha256').update(app).update('\u0000').update(principal).digest('hex').slice(0, 24)}`;
-}
+const COMMON_SHARE = 0.02;
+const COMMON_FLOOR = 50;
+/** How many words' counts are kept, and how much the index may grow before they are counted again. */
+const COUNTS_KEPT = 10_000;
+const COUNTS_STALE = 1.1;
+/** How many of the index's best matches per result are read first, to be checked for their owner. */
+const BEST_READ = 8;
 
-/** An FTS5 query for `words` among the memories of `owner` (words are letters and digits only, so quoting them is enough). */
-function matchExpression(owner: string, words: readonly string[]): string {
-  return `owner:"${owner}" AND text:(${words.map((word) => `"${word}"`).join(' OR ')})`;
+/** An FTS5 query for any (`OR`) or every (`AND`) of `words` (letters and digits only, so quoting them is enough). */
+function matchExpression(words: readonly string[], operator: 'OR' | 'AND'): string {
+  return words.map((word) => `"${word}"`).join(` ${operator} `);
 }
 
 /** Prepares the statements of memories (the schema is migrated already). */
@@ -53,18 +58,28 @@ export function prepareMemories(database: Database.Database): SqliteMemories {
     `INSERT INTO memories (id, app, principal, session_id, run_id, role, text, labels, at, embedding)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
   );
-  const index = database.prepare<[number | bigint, string, string]>(
-    'INSERT INTO memories_fts (rowid, owner, text) VALUES (?, ?, ?)',
-  );
+  const index = database.prepare<[number | bigint, string]>('INSERT INTO memories_fts (rowid, text) VALUES (?, ?)');
   const known = database.prepare<[string], { id: string }>('SELECT id FROM memories WHERE id = ?');
   const byId = database.prepare<[string], MemoryColumns>('SELECT * FROM memories WHERE id = ?');
-  // bm25 weights: the owner column 0 (it only selects), the text 1. Lower bm25 is better.
-  const search = database.prepare<[string, string, string, number], MemoryColumns & { score: number }>(
-    `SELECT m.*, -bm25(memories_fts, 0.0, 1.0) AS score
+  // bm25: lower is better (bm25() sorts faster than FTS5's rank column). The index ranks its matches alone, and only the best few are
+  // read and checked for their owner; if too few of those are the owner's, every match is.
+  const best = database.prepare<[string, number, number], { rowid: number; rank: number }>(
+    `SELECT rowid, bm25(memories_fts) AS rank FROM memories_fts WHERE memories_fts MATCH ?
+     ORDER BY rank LIMIT ? OFFSET ?`,
+  );
+  const byRowid = database.prepare<[number], MemoryColumns>('SELECT * FROM memories WHERE rowid = ?');
+  // The newest matches, each scored: for queries of common words only, where BM25 tells little.
+  const newest = database.prepare<[string, string, string, number], MemoryColumns & { score: number }>(
+    `SELECT m.*, -bm25(memories_fts) AS score
      FROM memories_fts JOIN memories m ON m.rowid = memories_fts.rowid
      WHERE memories_fts MATCH ? AND m.app = ? AND m.principal = ?
-     ORDER BY bm25(memories_fts, 0.0, 1.0), m.at DESC LIMIT ?`,
+     ORDER BY memories_fts.rowid DESC LIMIT ?`,
   );
+  // How many memories hold a word, counted up to a bound (so that counting a common word costs little).
+  const holding = database.prepare<[string, number], { count: number }>(
+    'SELECT count(*) AS count FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)',
+  );
+  const size = database.prepare<[], { size: number | null }>('SELECT max(rowid) AS size FROM memories');
   const embeddings = database.prepare<[string, string], { id: string; embedding: Buffer }>(
     'SELECT id, embedding FROM memories WHERE app = ? AND principal = ? AND embedding IS NOT NULL',
   );
@@ -76,6 +91,48 @@ export function prepareMemories(database: Database.Database): SqliteMemories {
   );
   const unindex = database.prepare<[number]>('DELETE FROM memories_fts WHERE rowid = ?');
   const remove = database.prepare<[number]>('DELETE FROM memories WHERE rowid = ?');
+
+  /** Whether words are common, as counted from the index; kept until it grew by a tenth. */
+  const commonWords = new Map<string, boolean>();
+  let countedAt = 0;
+  const isCommon = (word: string, total: number): boolean => {
+    if (total > countedAt * COUNTS_STALE || commonWords.size > COUNTS_KEPT) {
+      commonWords.clear();
+      countedAt = total;
+    }
+    let common = commonWords.get(word);
+    if (common === undefined) {
+      const bound = Math.ceil(Math.max(COMMON_FLOOR, countedAt * COMMON_SHARE));
+      common = (holding.get(`"${word}"`, bound + 1)?.count ?? 0) > bound;
+      commonWords.set(word, common);
+    }
+    return common;
+  };
+
+  const latest = (query: MemoryQuery, operator: 'OR' | 'AND'): FoundMemory[] =>
+    newest
+      .all(matchExpression(query.words, operator), query.app, query.principal, query.limit)
+      .map((row) => ({ ...memoryFrom(row), score: row.score }));
+
+  const ranked = (query: MemoryQuery, words: readonly string[], operator: 'OR' | 'AND'): FoundMemory[] => {
+    const match = matchExpression(words, operator);
+    const found: FoundMemory[] = [];
+    // The best few first; more (all the rest) only if too few of them are the owner's.
+    for (const [offset, count] of [
+      [0, query.limit * BEST_READ],
+      [query.limit * BEST_READ, -1],
+    ] as const) {
+      const batch = best.all(match, count, offset);
+      for (const { rowid, rank } of batch) {
+        const row = byRowid.get(rowid);
+        if (row?.app !== query.app || row.principal !== query.principal) continue;
+        found.push({ ...memoryFrom(row), score: -rank });
+        if (found.length === query.limit) return found;
+      }
+      if (count !== -1 && batch.length < count) break;
+    }
+    return found;
+  };
 
   return {
     addMemories: database.transaction((memories: readonly StoredMemory[]): number => {
@@ -94,21 +151,25 @@ export function prepareMemories(database: Database.Database): SqliteMemories {
           memory.embedding ? embeddingBytes(memory.embedding) : null,
         );
         if (result.changes === 0) continue;
-        index.run(result.lastInsertRowid, ownerToken(memory.app, memory.principal), memory.text);
+        index.run(result.lastInsertRowid, memory.text);
         added += 1;
       }
       return added;
     }),
     knownMemories: (ids) => ids.filter((id) => known.get(id) !== undefined),
-    searchMemories: (query) =>
-      search
-        .all(
-          matchExpression(ownerToken(query.app, query.principal), query.words),
-          query.app,
-          query.principal,
-          query.limit,
-        )
-        .map((row) => ({ ...memoryFrom(row), score: row.score })),
+    searchMemories: (query) => {
+      // The rarer words of the query are what tell memories apart: search for any of them. A query
+      // of common words only looks for memories holding all of them first, then any.
+      const total = size.get()?.size ?? 0;
+      const rare = query.words.filter((word) => !isCommon(word, total));
+      if (rare.length > 0) return ranked(query, rare, 'OR');
+      // Common words only: BM25 tells little between the many memories holding them, and ranking
+      // them all is slow. The newest holding every word come first, then the newest holding any.
+      const every = latest(query, 'AND');
+      if (every.length >= query.limit || query.words.length === 1) return every;
+      const seen = new Set(every.map((found) => found.id));
+      return [...every, ...latest(query, 'OR').filter((found) => !seen.has(found.id))].slice(0, query.limit);
+    },
     memoryEmbeddings: (app, principal) =>
       embeddings.all(app, principal).map((row) => ({ id: row.id, embedding: embeddingFrom(row.embedding) })),
     getMemories: (ids) =>
