@@ -133,6 +133,7 @@ export {
   type TraceCarrier,
   type TracePropagation,
 } from './runtime/hooks.js';
+export { enableTracing, type TracingOptions } from './telemetry/tracing.js';
 export {
   type CallFacts,
   callFacts,

@@ -37,6 +37,16 @@ export interface HookEvents {
   };
   /** A run is driven again: after a person's answer, on recovery, or taken over from another node. */
   readonly 'run-resumed': RunEventBase & { readonly principal: string; readonly step: number };
+  /**
+   * This node stopped driving a run that has not ended: it parked (it waits for a person or for
+   * other work; `run-resumed` follows when it is driven again), the process is stopping, or another
+   * node took it over (`lost`). Together with `run-started`, `run-resumed` and `run-ended`, it bounds
+   * each stretch of a run one node drives.
+   */
+  readonly 'run-suspended': RunEventBase & {
+    readonly principal: string;
+    readonly reason: 'parked' | 'stopped' | 'lost';
+  };
   /** A run ended. `durationMs`: since it began. */
   readonly 'run-ended': RunEventBase & {
     readonly principal: string;
@@ -74,6 +84,8 @@ export interface HookEvents {
     readonly attempt: number;
     readonly repeatable: boolean;
     readonly idempotencyKey: string;
+    /** The call's arguments as the tool gets them (telemetry records them only when told to). */
+    readonly arguments?: unknown;
   };
   /** One attempt of a call ended. */
   readonly 'call-attempt-ended': RunEventBase & {

@@ -483,6 +483,7 @@ export class RunDriver {
           attempt,
           repeatable: isRepeatable,
           idempotencyKey,
+          arguments: call.arguments,
         });
       }
       const traceContext = hooks.attemptTrace({ runId: this.runId, callId: call.callId, attempt });

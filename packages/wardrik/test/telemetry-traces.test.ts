@@ -1,0 +1,206 @@
+/*
+ * Telemetry (issue 17): OpenTelemetry traces on the runtime's hooks, checked with the SDK's
+ * in-memory exporter through real runs on a real SQLite file — across a restart (the resumed run
+ * continues its trace, parented to the context journaled with the run) and across the WebSocket to
+ * a real worker process (its span, made with the SDK from the `_meta` traceparent it got, is a child
+ * of the call's attempt, itself a child of the call's span).
+ */
+import { join } from 'node:path';
+import type { Tracer } from '@opentelemetry/api';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  type ReadableSpan,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
+import { ok, park, tool } from '@wardrik/core';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { defineAgent, enableTracing, type Wardrik } from '../src/index.js';
+import { ScriptedModel } from '../src/testing/index.js';
+import { openWardrik, tempDbPath } from './helpers.js';
+import { FIXTURES, plan, SLOW, until, WorkersEnv, workerCall } from './workers-env.js';
+
+/** A tracer whose finished spans land in memory (a fresh one per simulated process). */
+function memoryTracing(): { tracer: Tracer; spans: () => ReadableSpan[] } {
+  const exporter = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  return { tracer: provider.getTracer('test'), spans: () => exporter.getFinishedSpans() };
+}
+
+function named(spans: readonly ReadableSpan[], name: string): ReadableSpan[] {
+  return spans.filter((span) => span.name === name);
+}
+
+function only(spans: readonly ReadableSpan[], name: string): ReadableSpan {
+  const found = named(spans, name);
+  expect(found.map((span) => span.name)).toEqual([name]);
+  return found[0] as ReadableSpan;
+}
+
+const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
+const idOf = (span: ReadableSpan) => span.spanContext().spanId;
+const traceOf = (span: ReadableSpan) => span.spanContext().traceId;
+
+const lookup = tool({
+  name: 'lookup',
+  description: 'Looks up.',
+  schema: { key: { type: 'string', required: true } },
+  annotations: { readOnly: true },
+  run: ({ key }) => ok({ key, found: true }),
+});
+const needsPerson = tool({
+  name: 'needs_person',
+  description: 'Waits for a person.',
+  schema: {},
+  run: (_args, context) => (context.approval ? 'approved' : park('ask a person')),
+});
+const agent = () =>
+  defineAgent({
+    name: 'traced',
+    instructions: '',
+    tools: [lookup, needsPerson],
+    model: new ScriptedModel(
+      [
+        { toolCalls: [{ name: 'lookup', arguments: { key: 'card-4242-secret' } }] },
+        { toolCalls: [{ name: 'needs_person', arguments: {} }] },
+        { text: 'done' },
+      ],
+      { id: 'scripted-traces' },
+    ),
+  });
+
+let wardrik: Wardrik | undefined;
+afterEach(async () => {
+  await wardrik?.close();
+  wardrik = undefined;
+});
+
+describe('traces', () => {
+  it('a span per run stretch, model call, call and attempt; a resumed run continues its trace after a restart', async () => {
+    const path = tempDbPath();
+    const first = memoryTracing();
+    wardrik = await openWardrik(path, [agent()]);
+    enableTracing(wardrik, { tracer: first.tracer });
+    const parked = await wardrik.run('traced', 'go');
+    expect(parked.status).toBe('parked');
+    const before = first.spans();
+
+    const run = only(before, 'invoke_agent traced');
+    expect(run.attributes).toMatchObject({
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': 'traced',
+      'wardrik.run.id': parked.runId,
+      'wardrik.run.suspended': 'parked',
+    });
+    expect(run.events.map((event) => [event.name, event.attributes?.['wardrik.park.kind']])).toEqual([
+      ['wardrik.park.opened', 'tool'],
+    ]);
+    // The run's context is journaled with it.
+    const started = (await wardrik.getRun(parked.runId)).journal[0]?.record as { trace?: Record<string, string> };
+    expect(started.trace?.['traceparent']).toBe(`00-${traceOf(run)}-${idOf(run)}-01`);
+
+    const models = named(before, 'chat scripted-traces');
+    expect(models).toHaveLength(2);
+    for (const model of models) expect(parentOf(model)).toBe(idOf(run));
+    expect(models[0]?.attributes).toMatchObject({
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.request.model': 'scripted-traces',
+      'gen_ai.usage.input_tokens': 10,
+      'gen_ai.usage.output_tokens': 5,
+      'gen_ai.response.finish_reasons': ['tool_calls'],
+      'wardrik.step': 1,
+    });
+    const call = only(before, 'execute_tool lookup');
+    expect(parentOf(call)).toBe(idOf(run));
+    expect(call.attributes).toMatchObject({
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'lookup',
+      'wardrik.call.outcome': 'ok',
+    });
+    const attempt = only(before, 'attempt lookup');
+    expect(parentOf(attempt)).toBe(idOf(call));
+    expect(attempt.attributes).toMatchObject({ 'wardrik.attempt': 1, 'wardrik.attempt.outcome': 'ok' });
+    expect(only(before, 'execute_tool needs_person').attributes['wardrik.call.outcome']).toBe('parked');
+    expect(only(before, 'attempt needs_person').attributes['wardrik.attempt.outcome']).toBe('parked');
+    expect(before.every((span) => traceOf(span) === traceOf(run))).toBe(true);
+    // No tool arguments (nor any text) unless told.
+    expect(JSON.stringify(before.map((span) => [span.attributes, span.events]))).not.toContain('card-4242');
+    await wardrik.close();
+
+    // Another process: a fresh tracer provider, the same SQLite file.
+    const second = memoryTracing();
+    wardrik = await openWardrik(path, [agent()]);
+    enableTracing(wardrik, { tracer: second.tracer });
+    const [held] = parked.parks;
+    await wardrik.answerPark(held!.id, { type: 'retry' }, { callHash: held!.callHash, by: 'olivia' });
+    expect((await wardrik.wait(parked.runId)).status).toBe('completed');
+    await until(() => named(second.spans(), 'invoke_agent traced').length === 1, SLOW);
+    const after = second.spans();
+    const resumed = only(after, 'invoke_agent traced');
+    expect(traceOf(resumed)).toBe(traceOf(run));
+    expect(parentOf(resumed)).toBe(idOf(run));
+    expect(resumed.attributes).toMatchObject({ 'wardrik.run.resumed': true, 'wardrik.run.status': 'completed' });
+    expect(resumed.attributes['gen_ai.usage.output_tokens']).toBe(15);
+    const wait = only(after, 'park tool');
+    expect(parentOf(wait)).toBe(idOf(run));
+    expect(wait.attributes).toMatchObject({ 'wardrik.park.decision': 'retry', 'wardrik.park.answered_by': 'olivia' });
+    const settled = only(after, 'execute_tool needs_person');
+    expect(parentOf(settled)).toBe(idOf(resumed));
+    expect(parentOf(only(after, 'attempt needs_person'))).toBe(idOf(settled));
+    const last = only(after, 'chat scripted-traces');
+    expect(parentOf(last)).toBe(idOf(resumed));
+    expect(last.attributes['gen_ai.response.finish_reasons']).toEqual(['stop']);
+    expect(after.every((span) => traceOf(span) === traceOf(run))).toBe(true);
+  });
+
+  it('puts tool arguments in spans only when includeContent is on; stopping ends its listening', async () => {
+    const { tracer, spans } = memoryTracing();
+    wardrik = await openWardrik(tempDbPath(), [agent()]);
+    const stop = enableTracing(wardrik, { tracer, includeContent: true });
+    await wardrik.run('traced', 'go');
+    expect(only(spans(), 'execute_tool lookup').attributes['gen_ai.tool.call.arguments']).toBe(
+      JSON.stringify({ key: 'card-4242-secret' }),
+    );
+    stop();
+    const count = spans().length;
+    await wardrik.run('traced', 'again');
+    expect(spans().length).toBe(count);
+    expect(wardrik.hooks.has('model-call-started')).toBe(false);
+  });
+});
+
+describe('traces with workers', () => {
+  let env: WorkersEnv | undefined;
+  afterAll(async () => {
+    await env?.close();
+  });
+
+  it('a worker’s span (the SDK in the worker process) is a child of the call’s attempt, across the WebSocket', async () => {
+    env = await WorkersEnv.start();
+    const { tracer, spans } = memoryTracing();
+    enableTracing(env.wardrik, { tracer });
+    const worker = await env.principal(['*']);
+    env.spawn('traced', [join(FIXTURES, 'traced-worker.ts'), env.url, worker.token, env.record, 'traced']);
+    await env.connected(worker);
+    const result = await env.wardrik.run('support', plan([workerCall('lookup', { key: 'k1' })]));
+    expect(result.status).toBe('completed');
+
+    const workerSpans = env.records().filter((line) => (line.event as string) === 'span') as unknown as Array<{
+      name: string;
+      traceId: string;
+      parentSpanId: string;
+      meta: Record<string, unknown>;
+    }>;
+    expect(workerSpans.map((span) => span.name)).toEqual(['worker lookup']);
+    const [remote] = workerSpans;
+    await until(() => named(spans(), 'invoke_agent support').length === 1, SLOW);
+    const mine = spans();
+    const call = only(mine, 'execute_tool workers__lookup');
+    const attempt = only(mine, 'attempt workers__lookup');
+    expect(parentOf(attempt)).toBe(idOf(call));
+    expect(remote?.traceId).toBe(traceOf(call));
+    expect(remote?.parentSpanId).toBe(idOf(attempt));
+    expect(remote?.meta).toMatchObject({ traceparent: `00-${traceOf(call)}-${idOf(attempt)}-01`, run: result.runId });
+    expect(parentOf(call)).toBe(idOf(only(mine, 'invoke_agent support')));
+  });
+});
