@@ -169,6 +169,7 @@ beforeAll(async () => {
   launched.context.on('request', (request: Request) => {
     requested.push(request.url());
   });
+  launched.context.setDefaultTimeout(60_000);
   newPage = () => launched.context.newPage();
   mkdirSync(DOCS, { recursive: true });
 }, 120_000);
@@ -179,7 +180,8 @@ afterAll(async () => {
   await wardrik?.close();
 });
 
-describe('the console', () => {
+// Generous bounds: the suite runs beside every other test file, on a busy machine.
+describe('the console', { timeout: 180_000 }, () => {
   it('is served at / with a strict CSP (no inline script), and sign-in shows a 401 plainly', async () => {
     const response = await fetch(`${server.url}/`);
     expect(response.status).toBe(200);
@@ -207,7 +209,7 @@ describe('the console', () => {
 
     const { runId, parkId } = await startRun('alice');
     const parked = card(page, parkId);
-    await parked.waitFor({ timeout: 30_000 }); // arrived live: no reload
+    await parked.waitFor({ timeout: 60_000 }); // arrived live: no reload
     await expect.poll(() => parked.textContent()).toContain('refund');
     const text = (await parked.textContent()) ?? '';
     expect(text).toContain('approval: a gate held the call');
@@ -246,7 +248,7 @@ describe('the console', () => {
     await signIn(page, 'olivia');
     const { runId, parkId } = await startRun('alice');
     const parked = card(page, parkId);
-    await parked.waitFor({ timeout: 30_000 });
+    await parked.waitFor({ timeout: 60_000 });
     const answers: string[] = [];
     page.on('request', (request) => {
       if (request.method() === 'POST' && request.url().includes('/answer')) answers.push(request.url());
@@ -280,9 +282,9 @@ describe('the console', () => {
     await signIn(first, 'olivia');
     await signIn(second, 'admin');
     const { parkId } = await startRun('alice');
-    await card(first, parkId).waitFor({ timeout: 30_000 });
+    await card(first, parkId).waitFor({ timeout: 60_000 });
     await second.reload();
-    await card(second, parkId).waitFor({ timeout: 30_000 });
+    await card(second, parkId).waitFor({ timeout: 60_000 });
 
     await card(first, parkId).getByRole('button', { name: 'Deny' }).click();
     await card(first, parkId)
@@ -310,7 +312,7 @@ describe('the console', () => {
     });
     await signIn(page, 'admin');
     const { runId, parkId } = await startRun('bob');
-    await card(page, parkId).waitFor({ timeout: 30_000 });
+    await card(page, parkId).waitFor({ timeout: 60_000 });
     await page.goto(`${server.url}/#/runs/${runId}`);
     const timeline = page.getByRole('list', { name: 'timeline' });
     await timeline.getByText('Customer wrote:', { exact: false }).first().waitFor();
@@ -331,7 +333,7 @@ describe('the console', () => {
     await signIn(page, 'olivia');
     const { runId, parkId } = await startParked('spender');
     const parked = card(page, parkId);
-    await parked.waitFor({ timeout: 30_000 });
+    await parked.waitFor({ timeout: 60_000 });
     expect(await parked.textContent()).toContain('budget reached');
     await parked.getByRole('button', { name: 'Raise the budget' }).click();
     await parked.getByLabel('usd').fill('-3');
@@ -349,7 +351,7 @@ describe('the console', () => {
     await signIn(page, 'olivia');
     const { runId, parkId } = await startParked('payer');
     const parked = card(page, parkId);
-    await parked.waitFor({ timeout: 30_000 });
+    await parked.waitFor({ timeout: 60_000 });
     expect(await parked.textContent()).toContain('in doubt: the call may have run');
     await parked.getByRole('button', { name: 'It ran: here is its answer' }).click();
     await parked.getByLabel('The call’s answer').fill('{ "paid": 42 }');
@@ -444,7 +446,7 @@ describe('the console', () => {
     });
     await worker.ready;
     const listed = page.getByRole('article', { name: /^worker / });
-    await listed.waitFor({ timeout: 30_000 });
+    await listed.waitFor({ timeout: 60_000 });
     expect(await listed.textContent()).toContain('billing-worker');
     expect(await listed.textContent()).toMatch(/orders\.refund \(the model sees workers__orders_refund_[0-9a-f]{8}\)/);
     await worker.close();
@@ -484,7 +486,7 @@ describe('the console', () => {
       .toContain('50 open parks shown (more below)');
     expect(await cards.count()).toBeLessThanOrEqual(50 + before);
     await page.getByRole('button', { name: 'Older parks' }).click();
-    await expect.poll(() => cards.count(), { timeout: 30_000 }).toBe(before + 60);
+    await expect.poll(() => cards.count(), { timeout: 60_000 }).toBe(before + 60);
     for (const { runId } of runs) await wardrik.cancel(runId);
     await page.close();
   });
