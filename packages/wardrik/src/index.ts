@@ -133,7 +133,6 @@ export {
   type TraceCarrier,
   type TracePropagation,
 } from './runtime/hooks.js';
-export { enableTracing, type TracingOptions } from './telemetry/tracing.js';
 export {
   type CallFacts,
   callFacts,
@@ -155,6 +154,12 @@ export {
   type WardrikOptions,
 } from './runtime/wardrik.js';
 export { type AppOptions, createApp } from './server/app.js';
+export {
+  type MetricsSource,
+  type RunningMetricsServer,
+  type ServedMetrics,
+  startMetricsServer,
+} from './server/metrics-route.js';
 export { type RunningServer, type ServerOptions, startServer } from './server/start-server.js';
 export { attachWorkerEndpoint, WORKER_PATH } from './server/worker-endpoint.js';
 export { PostgresStore, type PostgresStoreOptions, postgresStore } from './store/postgres/postgres-store.js';
@@ -207,6 +212,8 @@ export type {
   WorkerSignal,
   WorkerStore,
 } from './store/worker-store.js';
+export { enableMetrics, type MeteredRuntime, type MetricsOptions, type WardrikMetrics } from './telemetry/metrics.js';
+export { enableTracing, type TracingOptions } from './telemetry/tracing.js';
 export { McpServerUnavailableError } from './toolsets/mcp-server-unavailable.js';
 export { type McpToolset, mcpToolset } from './toolsets/mcp-toolset.js';
 export type {

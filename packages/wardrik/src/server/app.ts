@@ -10,6 +10,7 @@ import { artifactRoutes } from './artifact-routes.js';
 import { mountConsole } from './console-assets.js';
 import { consoleRoutes } from './console-routes.js';
 import { memoryRoutes } from './memory-routes.js';
+import { metricsRoute, type ServedMetrics } from './metrics-route.js';
 import { openApiDocument } from './openapi.js';
 import { ApiProblem, problemResponse, RETRY_AFTER_SECONDS, STORE_FAILED, send } from './problem.js';
 import type { Route } from './routes.js';
@@ -36,6 +37,8 @@ export interface AppOptions extends Pick<ServerLimits, 'maxStreamsPerPrincipal' 
   readonly bodyLimitBytes?: number;
   /** Comment lines sent on idle event streams, in ms. Default 15 s. */
   readonly heartbeatMs?: number;
+  /** Serve `GET /metrics` to the bearer of a metrics token (see `enableMetrics`). */
+  readonly metrics?: ServedMetrics;
 }
 
 type Env = { Variables: { principal: Principal } };
@@ -334,7 +337,9 @@ export function createApp(options: AppOptions): Hono<Env> {
     ...memoryRoutes({ wardrik, allow }),
     ...artifactRoutes({ wardrik, allow }),
     ...consoleRoutes({ wardrik, allow, scopeFilter, slots, streams, heartbeatMs }),
+    ...(options.metrics ? [metricsRoute(options.metrics)] : []),
   ];
+  options.metrics?.source.countEventStreams?.(() => slots.total);
 
   const document = openApiDocument(routes);
 

@@ -16,9 +16,15 @@ import { SERVER_LIMIT_DEFAULTS } from './server-settings.js';
 export class StreamSlots {
   readonly #limit: number;
   readonly #open = new Map<string, number>();
+  #total = 0;
 
   constructor(limit: number = SERVER_LIMIT_DEFAULTS.maxStreamsPerPrincipal) {
     this.#limit = limit;
+  }
+
+  /** How many streams are open, of every principal. */
+  get total(): number {
+    return this.#total;
   }
 
   /** How many streams `principalId` has open. */
@@ -31,10 +37,12 @@ export class StreamSlots {
     const open = this.openFor(principal.id);
     if (open >= this.#limit) throw tooManyStreams(principal, this.#limit);
     this.#open.set(principal.id, open + 1);
+    this.#total += 1;
     let released = false;
     return () => {
       if (released) return;
       released = true;
+      this.#total -= 1;
       const left = this.openFor(principal.id) - 1;
       if (left > 0) this.#open.set(principal.id, left);
       else this.#open.delete(principal.id);

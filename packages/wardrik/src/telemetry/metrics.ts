@@ -1,0 +1,250 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { ParkKind } from '../journal/records.js';
+import type { HookEvents, HookName, Hooks } from '../runtime/hooks.js';
+import type { ParkFilter, ParkRow } from '../store/store.js';
+
+/** What {@link enableMetrics} reads of the runtime: its hooks, and its open parks when scraped. */
+export interface MeteredRuntime {
+  readonly hooks: Hooks;
+  listParks(filter?: ParkFilter): Promise<ParkRow[]>;
+}
+
+/** How {@link enableMetrics} counts. */
+export interface MetricsOptions {
+  /** The registry to put the metrics in. Default: a new one (not prom-client's global registry). */
+  readonly registry?: Registry;
+  /** Also Node's process metrics (`process_*`, `nodejs_*`: CPU, memory, event loop lag). Default true. */
+  readonly processMetrics?: boolean;
+}
+
+const PARK_KINDS: readonly ParkKind[] = ['tool', 'approval', 'in_doubt', 'budget', 'external'];
+/** Seconds: from a quick local tool (1 ms) to a long model call or worker job (5 min). */
+const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+/** Seconds: store commits, from an in-memory flush to a slow fsync. */
+const COMMIT_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
+/** Seconds: how long people take to answer, a minute to a week. */
+const WAIT_BUCKETS = [1, 10, 60, 300, 900, 3600, 4 * 3600, 24 * 3600, 7 * 24 * 3600];
+
+/**
+ * Prometheus metrics of a runtime, counted on its hooks (see the README's *Telemetry* for each).
+ * `render()` gives the text format a scrape gets; `wardrik serve` serves it at `GET /metrics`.
+ * Call `stop()` to stop counting.
+ *
+ * @example
+ * ```ts
+ * const metrics = enableMetrics(wardrik)
+ * const text = await metrics.render() // 'wardrik_runs_ended_total{agent="support",status="completed"} 3\n…'
+ * ```
+ */
+export interface WardrikMetrics {
+  readonly registry: Registry;
+  /** The scrape's content type (Prometheus text format 0.0.4). */
+  readonly contentType: string;
+  /** The metrics in Prometheus' text format. */
+  render(): Promise<string>;
+  /** Where `wardrik_event_streams_open` reads how many event streams are open (the server tells it). */
+  countEventStreams(count: () => number): void;
+  /** Stops counting (the registry keeps what it counted). */
+  stop(): void;
+}
+
+/** Counts a runtime's runs, calls, model calls, parks, commits and workers as Prometheus metrics. */
+export function enableMetrics(wardrik: MeteredRuntime, options: MetricsOptions = {}): WardrikMetrics {
+  const registry = options.registry ?? new Registry();
+  const registers = [registry];
+  if (options.processMetrics !== false) collectDefaultMetrics({ register: registry });
+
+  const runsStarted = new Counter({
+    name: 'wardrik_runs_started_total',
+    help: 'Runs started on this node.',
+    labelNames: ['agent'],
+    registers,
+  });
+  const runsResumed = new Counter({
+    name: 'wardrik_runs_resumed_total',
+    help: 'Times a run was driven again on this node: after an answer, on recovery, or taken over.',
+    labelNames: ['agent'],
+    registers,
+  });
+  const runsEnded = new Counter({
+    name: 'wardrik_runs_ended_total',
+    help: 'Runs ended on this node, by how they ended (completed, failed, cancelled).',
+    labelNames: ['agent', 'status'],
+    registers,
+  });
+  const driven = new Map<string, string>();
+  const runsDriving = new Gauge({
+    name: 'wardrik_runs_driving',
+    help: 'Runs this node is driving now (not parked, not ended).',
+    labelNames: ['agent'],
+    registers,
+  });
+  const runsUsd = new Counter({
+    name: 'wardrik_runs_usd_total',
+    help: 'What ended runs cost in all (model and tool measures), in US dollars.',
+    labelNames: ['agent'],
+    registers,
+  });
+  let parkSource: (() => Promise<readonly ParkRow[]>) | undefined = () => wardrik.listParks({ status: 'open' });
+  new Gauge({
+    name: 'wardrik_parks_open',
+    help: 'Parks waiting for an answer, by kind (read from the store when scraped: the same on every node).',
+    labelNames: ['kind'],
+    registers,
+    async collect() {
+      const counts = new Map<string, number>(PARK_KINDS.map((kind) => [kind, 0]));
+      for (const park of (await parkSource?.()) ?? []) counts.set(park.kind, (counts.get(park.kind) ?? 0) + 1);
+      for (const [kind, count] of counts) this.set({ kind }, count);
+    },
+  });
+  const parksOpened = new Counter({
+    name: 'wardrik_parks_opened_total',
+    help: 'Parks opened on this node, by kind.',
+    labelNames: ['agent', 'kind'],
+    registers,
+  });
+  const parksAnswered = new Counter({
+    name: 'wardrik_parks_answered_total',
+    help: 'Parks answered through this node, by kind and decision.',
+    labelNames: ['kind', 'decision'],
+    registers,
+  });
+  const parkWait = new Histogram({
+    name: 'wardrik_park_wait_seconds',
+    help: 'How long parks waited for their answer.',
+    labelNames: ['kind'],
+    buckets: WAIT_BUCKETS,
+    registers,
+  });
+  const calls = new Counter({
+    name: 'wardrik_calls_total',
+    help: 'Tool calls settled, by outcome: ok, error, denied (by policy), parked (for a person), in_doubt.',
+    labelNames: ['agent', 'tool', 'outcome'],
+    registers,
+  });
+  const attempts = new Histogram({
+    name: 'wardrik_call_attempt_duration_seconds',
+    help: 'How long each attempt of a tool call took, by outcome (ok, error, parked, timeout, lost, cancelled).',
+    labelNames: ['agent', 'tool', 'outcome'],
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
+  const modelCalls = new Histogram({
+    name: 'wardrik_model_call_duration_seconds',
+    help: 'How long each model call took, by outcome (ok, error).',
+    labelNames: ['agent', 'model', 'outcome'],
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
+  const tokens = new Counter({
+    name: 'wardrik_model_tokens_total',
+    help: 'Tokens models read (input) and wrote (output).',
+    labelNames: ['agent', 'model', 'direction'],
+    registers,
+  });
+  const modelUsd = new Counter({
+    name: 'wardrik_model_usd_total',
+    help: 'What model calls cost, in US dollars (by the price table).',
+    labelNames: ['agent', 'model'],
+    registers,
+  });
+  const commits = new Histogram({
+    name: 'wardrik_store_commit_duration_seconds',
+    help: 'How long each store commit took (one transaction, one fsync on SQLite).',
+    buckets: COMMIT_BUCKETS,
+    registers,
+  });
+  const committedRecords = new Counter({
+    name: 'wardrik_store_committed_records_total',
+    help: 'Journal records committed.',
+    registers,
+  });
+  const committedBytes = new Counter({
+    name: 'wardrik_store_committed_bytes_total',
+    help: 'Bytes of journal records committed.',
+    registers,
+  });
+  const workers = new Gauge({
+    name: 'wardrik_workers_connected',
+    help: 'Workers connected to this node.',
+    registers,
+  });
+  let streams: (() => number) | undefined;
+  new Gauge({
+    name: 'wardrik_event_streams_open',
+    help: 'Event streams (Server-Sent Events) this node serves now.',
+    registers,
+    collect() {
+      this.set(streams?.() ?? 0);
+    },
+  });
+
+  const drive = (runId: string, agent: string) => {
+    if (driven.has(runId)) return;
+    driven.set(runId, agent);
+    runsDriving.inc({ agent });
+  };
+  const release = (runId: string) => {
+    const agent = driven.get(runId);
+    if (agent === undefined) return;
+    driven.delete(runId);
+    runsDriving.dec({ agent });
+  };
+  const listeners: { [K in HookName]?: (event: HookEvents[K]) => void } = {
+    'run-started': (event) => {
+      runsStarted.inc({ agent: event.agent });
+      drive(event.runId, event.agent);
+    },
+    'run-resumed': (event) => {
+      runsResumed.inc({ agent: event.agent });
+      drive(event.runId, event.agent);
+    },
+    'run-suspended': (event) => release(event.runId),
+    'run-ended': (event) => {
+      release(event.runId);
+      runsEnded.inc({ agent: event.agent, status: event.status });
+      const usd = event.measures['usd'];
+      if (usd) runsUsd.inc({ agent: event.agent }, usd);
+    },
+    'park-opened': (event) => parksOpened.inc({ agent: event.agent, kind: event.kind }),
+    'park-answered': (event) => {
+      parksAnswered.inc({ kind: event.kind, decision: event.decision });
+      parkWait.observe({ kind: event.kind }, event.waitedMs / 1000);
+    },
+    'call-settled': (event) => calls.inc({ agent: event.agent, tool: event.tool, outcome: event.outcome }),
+    'call-attempt-ended': (event) =>
+      attempts.observe({ agent: event.agent, tool: event.tool, outcome: event.outcome }, event.durationMs / 1000),
+    'model-call-ended': (event) => {
+      const labels = { agent: event.agent, model: event.model };
+      modelCalls.observe({ ...labels, outcome: event.error === undefined ? 'ok' : 'error' }, event.durationMs / 1000);
+      if (event.usage) {
+        tokens.inc({ ...labels, direction: 'input' }, event.usage.inputTokens);
+        tokens.inc({ ...labels, direction: 'output' }, event.usage.outputTokens);
+      }
+      const usd = event.measures?.['usd'];
+      if (usd) modelUsd.inc(labels, usd);
+    },
+    'store-committed': (event) => {
+      commits.observe(event.durationMs / 1000);
+      committedRecords.inc(event.records);
+      committedBytes.inc(event.bytes);
+    },
+    'worker-connected': () => workers.inc(),
+    'worker-disconnected': () => workers.dec(),
+  };
+  const stops = (Object.keys(listeners) as HookName[]).map((name) =>
+    wardrik.hooks.on(name, listeners[name] as (event: HookEvents[typeof name]) => void),
+  );
+  return {
+    registry,
+    contentType: registry.contentType,
+    render: () => registry.metrics(),
+    countEventStreams(count) {
+      streams = count;
+    },
+    stop() {
+      for (const stop of stops) stop();
+      parkSource = undefined;
+    },
+  };
+}
