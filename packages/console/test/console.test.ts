@@ -231,6 +231,8 @@ describe('the console', { timeout: 180_000 }, () => {
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Send: Approve');
     await page.keyboard.press('Enter');
     await parked.getByText('Answered by olivia: approve').waitFor();
+    // The focus stays in the card, on what happened.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toContain('Answered by olivia');
 
     const result = await wardrik.wait(runId);
     expect(result.status).toBe('completed');

@@ -1,4 +1,5 @@
 import { Component } from 'preact';
+import { useEffect, useRef } from 'preact/hooks';
 import type { Api } from '../api';
 import { href } from '../router';
 import type { InboxItem, ParkRow } from '../types';
@@ -44,6 +45,19 @@ export class StableParkCard extends Component<ParkCardProps> {
 export function ParkCard(props: ParkCardProps) {
   const { park, run, schema } = props.item;
   const headingId = `park-${park.id}`;
+  // Answered from this card: the answer's line takes the focus the Send button had (keyboard users stay in place).
+  const answeredHere = useRef(false);
+  const outcome = useRef<HTMLParagraphElement>(null);
+  useEffect(() => {
+    if (park.status !== 'open' && answeredHere.current) {
+      answeredHere.current = false;
+      outcome.current?.focus();
+    }
+  }, [park.status]);
+  const onAnswered = (answered: ParkRow) => {
+    answeredHere.current = true;
+    props.onAnswered(answered);
+  };
   return (
     <article class={`card park park-${park.kind}`} aria-labelledby={headingId} data-park={park.id}>
       <header>
@@ -95,19 +109,14 @@ export function ParkCard(props: ParkCardProps) {
         </details>
       )}
       {park.status !== 'open' ? (
-        <p class="answered" role="status">
+        <p class="answered" role="status" tabIndex={-1} ref={outcome}>
           <span aria-hidden="true">✓ </span>
           {park.status === 'answered'
             ? `Answered by ${park.answeredBy ?? 'someone'}: ${park.decision?.type ?? ''}`
             : 'Closed (the run was cancelled)'}
         </p>
       ) : props.mayAnswer ? (
-        <AnswerForm
-          api={props.api}
-          park={park}
-          {...(schema === undefined ? {} : { schema })}
-          onAnswered={props.onAnswered}
-        />
+        <AnswerForm api={props.api} park={park} {...(schema === undefined ? {} : { schema })} onAnswered={onAnswered} />
       ) : (
         <p class="muted">You may read this park; answering it takes an operator or admin.</p>
       )}
