@@ -55,32 +55,60 @@ export async function knownMemories(client: pg.ClientBase, ids: readonly string[
   return rows.map((row) => row.id);
 }
 
-/** A word held by more memories than this share (and at least 50) is common: see the SQLite store. */
+/** A word held by more memories than this share is common: see the SQLite store. */
 const COMMON_SHARE = 0.02;
-const COMMON_FLOOR = 50;
+/** How long the planner's word frequencies are kept before they are read again (ms). */
+const FREQUENCIES_KEPT_MS = 60_000;
 
-export async function searchMemories(client: pg.ClientBase, query: MemoryQuery): Promise<FoundMemory[]> {
-  // Words are letters and digits only: joined with | or & they are a safe tsquery.
-  const { rows: sized } = await client.query<{ size: number }>(
-    "SELECT greatest(reltuples, 0)::float8 AS size FROM pg_class WHERE oid = 'memories'::regclass",
-  );
-  const bound = Math.ceil(Math.max(COMMON_FLOOR, (sized[0]?.size ?? 0) * COMMON_SHARE));
-  const rare: string[] = [];
-  for (const word of query.words) {
-    const { rows } = await client.query<{ count: string }>({
-      name: 'wardrik_count_memory_word_v1',
-      text: `SELECT count(*) AS count FROM (
-               SELECT 1 FROM memories WHERE search @@ to_tsquery('english'::regconfig, $1) LIMIT $2) held`,
-      values: [word, bound + 1],
-    });
-    if (Number(rows[0]?.count ?? 0) <= bound) rare.push(word);
+/**
+ * How often lexemes occur in memories, as PostgreSQL's statistics have them (`pg_stats`
+ * `most_common_elems` of the search column, gathered by ANALYZE, which autovacuum runs as the
+ * table grows): read once a minute, since reading pg_stats costs milliseconds. A lexeme not among
+ * them is rare. Before the first ANALYZE, every word is.
+ */
+export class MemoryFrequencies {
+  #frequencies: Map<string, number> | undefined;
+  #readAt = 0;
+
+  async of(client: pg.ClientBase, now = Date.now()): Promise<ReadonlyMap<string, number>> {
+    if (this.#frequencies === undefined || now - this.#readAt > FREQUENCIES_KEPT_MS) {
+      const { rows } = await client.query<{ elems: string[] | null; freqs: number[] | null }>(
+        `SELECT most_common_elems::text::text[] AS elems, most_common_elem_freqs AS freqs FROM pg_stats
+         WHERE schemaname = current_schema() AND tablename = 'memories' AND attname = 'search'`,
+      );
+      const elems = rows[0]?.elems ?? [];
+      const freqs = rows[0]?.freqs ?? [];
+      this.#frequencies = new Map(elems.map((elem, index) => [elem, freqs[index] ?? 0]));
+      this.#readAt = now;
+    }
+    return this.#frequencies;
   }
+}
+
+export async function searchMemories(
+  client: pg.ClientBase,
+  query: MemoryQuery,
+  frequencies: MemoryFrequencies,
+): Promise<FoundMemory[]> {
+  // Words are letters and digits only: joined with | or & they are a safe tsquery.
+  const known = await frequencies.of(client);
+  const { rows: lexemes } = await client.query<{ word: string; lexemes: string | null }>({
+    name: 'wardrik_memory_lexemes_v1',
+    text: `SELECT word, (SELECT string_agg(lexeme, ' ') FROM unnest(to_tsvector('english'::regconfig, word))) AS lexemes
+           FROM unnest($1::text[]) AS word`,
+    values: [query.words],
+  });
+  // A stop word has no lexeme: it matches nothing, so it is left out.
+  const searched = lexemes.filter((row) => row.lexemes !== null);
+  if (searched.length === 0) return [];
+  const rare = searched.filter((row) => (known.get(row.lexemes ?? '') ?? 0) <= COMMON_SHARE).map((row) => row.word);
   if (rare.length > 0) return found(client, query, rare.join(' | '), 'ranked');
   // Common words only: the newest holding every word, then the newest holding any.
-  const every = await found(client, query, query.words.join(' & '), 'newest');
-  if (every.length >= query.limit || query.words.length === 1) return every;
+  const words = searched.map((row) => row.word);
+  const every = await found(client, query, words.join(' & '), 'newest');
+  if (every.length >= query.limit || words.length === 1) return every;
   const seen = new Set(every.map((memory) => memory.id));
-  const any = await found(client, query, query.words.join(' | '), 'newest');
+  const any = await found(client, query, words.join(' | '), 'newest');
   return [...every, ...any.filter((memory) => !seen.has(memory.id))].slice(0, query.limit);
 }
 

@@ -235,6 +235,8 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         search tsvector GENERATED ALWAYS AS (to_tsvector('english'::regconfig, text)) STORED
       );
       CREATE INDEX memories_owner ON memories (app, principal, session_id);
+      -- The newest of an owner's memories holding common words: walked backwards, never sorted.
+      CREATE INDEX memories_recent ON memories (app, principal, at);
       CREATE INDEX memories_search ON memories USING gin (search);
 
       CREATE TABLE artifacts (

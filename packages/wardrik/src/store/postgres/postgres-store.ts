@@ -191,6 +191,8 @@ export class PostgresStore implements Store {
   #flushes = 0;
   #recordsWritten = 0;
   #writesRefused = 0;
+  /** How common words are among memories, as the server's statistics say (read once a minute). */
+  readonly #frequencies = new memories.MemoryFrequencies();
 
   constructor(connection: string | pg.PoolConfig, options: PostgresStoreOptions = {}) {
     const config = poolConfig(connection);
@@ -584,7 +586,9 @@ export class PostgresStore implements Store {
   }
 
   async searchMemories(query: MemoryQuery): Promise<FoundMemory[]> {
-    return this.#call('searching memories', (client) => memories.searchMemories(client, query), { retry: true });
+    return this.#call('searching memories', (client) => memories.searchMemories(client, query, this.#frequencies), {
+      retry: true,
+    });
   }
 
   async memoryEmbeddings(app: string, principal: string): Promise<{ id: string; embedding: Float32Array }[]> {
