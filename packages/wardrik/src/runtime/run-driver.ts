@@ -156,9 +156,9 @@ export class RunDriver {
     return status === 'completed' || status === 'failed' || status === 'cancelled';
   }
 
-  /** Writes the run's first record, durably: once this resolves the run can't be lost. */
-  async begin(record: JournalRecord & { type: 'run-started' }): Promise<void> {
-    await this.#write([record], true, { row: true });
+  /** Writes the run's first record; `durable`: once this resolves the run can't be lost. */
+  async begin(record: JournalRecord & { type: 'run-started' }, { durable }: { durable: boolean }): Promise<void> {
+    await this.#write([record], durable, { row: true });
   }
 
   /** Drives until the run ends, parks or the process stops it. */

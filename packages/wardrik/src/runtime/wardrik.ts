@@ -397,6 +397,21 @@ export class Wardrik {
    * ```
    */
   async start(agentName: string, input: string, options: StartOptions = {}): Promise<{ runId: string }> {
+    return this.#start(agentName, input, options, { durable: true });
+  }
+
+  /**
+   * Starts a run. `durable`: its start is on disk before this resolves (a barrier: `start` returns
+   * an id someone may keep). `run` needs none: its caller learns nothing until the run parks or
+   * ends, so the start rides to disk with the run's first real barrier (a call's intent, a park,
+   * its end); a crash before that loses a run nobody was told of.
+   */
+  async #start(
+    agentName: string,
+    input: string,
+    options: StartOptions,
+    { durable }: { durable: boolean },
+  ): Promise<{ runId: string }> {
     this.#checkOpen();
     const agent = this.#agent(agentName);
     if (typeof input !== 'string' || input.trim() === '') {
@@ -425,6 +440,8 @@ export class Wardrik {
       ...(options.session === undefined ? {} : { session: options.session }),
       ...(session?.history.length ? { history: session.history } : {}),
       ...(session?.labels.length ? { labels: [...session.labels] } : {}),
+      // A session names its turn's run as soon as it is taken: that run is on disk at once.
+      durable: durable || options.session !== undefined,
     });
     return { runId };
   }
@@ -444,10 +461,12 @@ export class Wardrik {
       budget,
       ...(request.labels.length ? { labels: [...request.labels] } : {}),
       parent: request.parent,
+      // The parent journaled the child's id durably, and a repeated call starts it again if lost.
+      durable: false,
     });
   }
 
-  /** Journals a run's start durably and drives it. */
+  /** Journals a run's start (durably, or with the run's next barrier) and drives it. */
   async #begin(
     agent: Agent,
     runId: string,
@@ -459,6 +478,7 @@ export class Wardrik {
       readonly history?: RunStartedRecord['history'];
       readonly labels?: readonly Label[];
       readonly parent?: ParentLink;
+      readonly durable: boolean;
     },
   ): Promise<void> {
     const driver = new RunDriver(agent, emptyState(runId), this.#deps);
@@ -469,22 +489,25 @@ export class Wardrik {
     try {
       driver.lease = await this.#ownership.claim(runId);
       if (!driver.lease) throw new StoreError(`run ${runId} is new, yet another node holds its lease`);
-      await driver.begin({
-        v: JOURNAL_VERSION,
-        at: this.#deps.now(),
-        type: 'run-started',
-        agent: agent.name,
-        principal: start.principal,
-        input: start.input,
-        budget: start.budget,
-        maxSteps: agent.maxSteps,
-        app: agent.app,
-        ...(start.session === undefined ? {} : { session: start.session }),
-        ...(start.history ? { history: start.history } : {}),
-        ...(start.labels ? { labels: start.labels } : {}),
-        ...(start.parent ? { parent: start.parent } : {}),
-        ...(trace ? { trace } : {}),
-      });
+      await driver.begin(
+        {
+          v: JOURNAL_VERSION,
+          at: this.#deps.now(),
+          type: 'run-started',
+          agent: agent.name,
+          principal: start.principal,
+          input: start.input,
+          budget: start.budget,
+          maxSteps: agent.maxSteps,
+          app: agent.app,
+          ...(start.session === undefined ? {} : { session: start.session }),
+          ...(start.history ? { history: start.history } : {}),
+          ...(start.labels ? { labels: start.labels } : {}),
+          ...(start.parent ? { parent: start.parent } : {}),
+          ...(trace ? { trace } : {}),
+        },
+        { durable: start.durable },
+      );
     } catch (cause) {
       this.#drivers.delete(runId);
       release();
@@ -505,7 +528,7 @@ export class Wardrik {
    * ```
    */
   async run(agentName: string, input: string, options: StartOptions = {}): Promise<RunResult> {
-    const { runId } = await this.start(agentName, input, options);
+    const { runId } = await this.#start(agentName, input, options, { durable: false });
     return this.wait(runId);
   }
 
