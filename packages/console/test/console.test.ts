@@ -113,6 +113,8 @@ let newPage: () => Promise<Page>;
 const tokens: Record<string, string> = {};
 /** Every URL the browser asked for, to check no token ever went into one. */
 const requested: string[] = [];
+/** Everything the pages logged to their console. */
+const logged: string[] = [];
 
 async function startRun(principal: 'alice' | 'bob'): Promise<{ runId: string; parkId: string }> {
   const response = await fetch(`${server.url}/v1/runs`, {
@@ -169,6 +171,11 @@ beforeAll(async () => {
   launched.context.on('request', (request: Request) => {
     requested.push(request.url());
   });
+  launched.context.on('console', (message) => {
+    logged.push(message.text());
+  });
+  const page = await fetch(`${server.url}/`);
+  if (page.status !== 200) throw new Error(`the console is not built (GET / answered ${page.status}): npm run build`);
   launched.context.setDefaultTimeout(60_000);
   newPage = () => launched.context.newPage();
   mkdirSync(DOCS, { recursive: true });
@@ -493,7 +500,7 @@ describe('the console', { timeout: 180_000 }, () => {
     await page.close();
   });
 
-  it('never puts a token in a URL, a cookie or localStorage: only in the tab’s sessionStorage', async () => {
+  it('never puts a token in a URL, a log, a cookie or localStorage: only in the tab’s sessionStorage', async () => {
     const page = await newPage();
     await signIn(page, 'olivia');
     expect(await page.evaluate(() => sessionStorage.getItem('wardrik.token'))).toBe(tokens['olivia']);
@@ -501,6 +508,7 @@ describe('the console', { timeout: 180_000 }, () => {
     expect(await page.context().cookies()).toEqual([]);
     for (const token of Object.values(tokens)) {
       expect(requested.filter((url) => url.includes(token))).toEqual([]);
+      expect(logged.filter((line) => line.includes(token))).toEqual([]);
     }
     await page.close();
   });
