@@ -448,6 +448,7 @@ describe('the console', { timeout: 180_000 }, () => {
       { description: 'Refund an order.', inputSchema: { orderId: z.string() } },
       async ({ orderId }) => ({ content: [{ type: 'text', text: `refunded ${orderId}` }] }),
     );
+    mcp.registerTool('bad name!', { description: 'A name Wardrik refuses.' }, async () => ({ content: [] }));
     const worker = connectWorker({
       url: server.url,
       token: ((await created.json()) as { token: string }).token,
@@ -458,6 +459,7 @@ describe('the console', { timeout: 180_000 }, () => {
     await listed.waitFor({ timeout: 60_000 });
     expect(await listed.textContent()).toContain('billing-worker');
     expect(await listed.textContent()).toMatch(/orders\.refund \(the model sees workers__orders_refund_[0-9a-f]{8}\)/);
+    expect(await listed.textContent()).toMatch(/Left out.*bad name!: invalid name/);
     await worker.close();
 
     await page.goto(`${server.url}/#/sessions`);
