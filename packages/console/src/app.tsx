@@ -121,7 +121,7 @@ function Page({ route, api, me }: { route: Route; api: Api; me: Me }) {
     case 'sessions':
       return <Sessions api={api} />;
     case 'session':
-      return <Session api={api} id={route.id} />;
+      return <Session api={api} me={me} id={route.id} />;
     case 'workers':
       return <Workers api={api} />;
     case 'tokens':

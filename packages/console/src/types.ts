@@ -205,4 +205,11 @@ export interface SessionDetails extends SessionRow {
   readonly messages: readonly { readonly role: string; readonly content?: unknown; readonly runId: string }[];
   readonly earlierMessages: boolean;
   readonly state: readonly { readonly key: string; readonly value: unknown; readonly labels: readonly string[] }[];
+  readonly edits: readonly {
+    readonly id: number;
+    readonly by: string;
+    readonly reason: string;
+    readonly at: number;
+    readonly writes: readonly { readonly key: string; readonly deleted?: boolean }[];
+  }[];
 }

@@ -467,6 +467,31 @@ describe('the console', { timeout: 180_000 }, () => {
     await page.close();
   });
 
+  it('sessions: an operator reads one and sets a key of its state, with a reason kept with the change', async () => {
+    const created = await fetch(`${server.url}/v1/sessions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokens['alice']}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ agent: 'support' }),
+    });
+    const { id } = (await created.json()) as { id: string };
+    const page = await newPage();
+    await signIn(page, 'olivia');
+    await page.goto(`${server.url}/#/sessions`);
+    await page.getByRole('link', { name: id }).click();
+    await page.getByRole('heading', { name: `Session ${id}` }).waitFor();
+    await page.getByLabel(/^Key/).fill('cart');
+    await page.getByLabel('New value (JSON)').fill('["tea", "<b>not bold</b>"]');
+    await page.getByLabel(/^Why/).fill('the customer asked by phone');
+    await page.getByRole('button', { name: 'Set the value' }).click();
+    const edits = page.getByRole('list', { name: 'edits' });
+    await edits.getByText('the customer asked by phone').waitFor();
+    expect(await edits.textContent()).toContain('olivia');
+    expect(await page.locator('b').count()).toBe(0);
+    const details = await wardrik.sessionDetails(id);
+    expect(details.state.find((value) => value.key === 'cart')?.value).toEqual(['tea', '<b>not bold</b>']);
+    await page.close();
+  });
+
   it('works at 360 px wide: nothing scrolls sideways on the inbox or a run', async () => {
     const { runId } = await startRun('alice');
     const page = await newPage();

@@ -5,7 +5,7 @@ import { Labels } from '../parts/labels';
 import { ErrorNote } from '../parts/notice';
 import { Status } from '../parts/status';
 import { href } from '../router';
-import type { SessionDetails, SessionRow } from '../types';
+import type { Me, SessionDetails, SessionRow } from '../types';
 
 /** Sessions, most recently used first. */
 export function Sessions({ api }: { api: Api }) {
@@ -46,7 +46,7 @@ export function Sessions({ api }: { api: Api }) {
 }
 
 /** A session: its runs, its latest messages and the state its next run reads. */
-export function Session({ api, id }: { api: Api; id: string }) {
+export function Session({ api, me, id }: { api: Api; me: Me; id: string }) {
   const [session, setSession] = useState<SessionDetails | undefined>(undefined);
   const [error, setError] = useState<unknown>(undefined);
   useEffect(() => {
@@ -113,6 +113,93 @@ export function Session({ api, id }: { api: Api; id: string }) {
           ))}
         </dl>
       )}
+      {me.may['state.edit'] && <EditState api={api} id={session.id} onDone={setSession} />}
+      {session.edits.length > 0 && (
+        <>
+          <h3>People's edits</h3>
+          <ol class="timeline" aria-label="edits">
+            {session.edits.map((edit) => (
+              <li key={edit.id} class="entry">
+                <p class="entry-head">
+                  <strong>{edit.by}</strong> <time class="muted">{when(edit.at)}</time>: {edit.reason}
+                </p>
+                <p class="muted">
+                  {edit.writes.map((write) => (write.deleted ? `deleted ${write.key}` : `set ${write.key}`)).join(', ')}
+                </p>
+              </li>
+            ))}
+          </ol>
+        </>
+      )}
     </section>
+  );
+}
+
+/** Sets or deletes a key of the session's state as a person, with a reason kept with the change (operators, admins). */
+function EditState({ api, id, onDone }: { api: Api; id: string; onDone: (session: SessionDetails) => void }) {
+  const [key, setKey] = useState('');
+  const [value, setValue] = useState('');
+  const [reason, setReason] = useState('');
+  const [remove, setRemove] = useState(false);
+  const [error, setError] = useState<unknown>(undefined);
+  const send = async (event: Event) => {
+    event.preventDefault();
+    setError(undefined);
+    let parsed: unknown;
+    if (!remove) {
+      try {
+        parsed = JSON.parse(value);
+      } catch {
+        setError(new Error('the value must be JSON (text in quotes)'));
+        return;
+      }
+    }
+    try {
+      const body = remove
+        ? { delete: [key.trim()], reason: reason.trim() }
+        : { set: { [key.trim()]: parsed }, reason: reason.trim() };
+      onDone(await api.post<SessionDetails>(`/v1/sessions/${encodeURIComponent(id)}/state`, body));
+      setKey('');
+      setValue('');
+      setReason('');
+    } catch (thrown) {
+      setError(thrown);
+    }
+  };
+  return (
+    <form class="card form" onSubmit={send} aria-label="edit the state">
+      <h3>Edit the state</h3>
+      <label>
+        Key (cart, user:name; app: keys take an admin){' '}
+        <input required value={key} onInput={(event) => setKey((event.target as HTMLInputElement).value)} />
+      </label>
+      <label>
+        <span>
+          <input
+            type="checkbox"
+            checked={remove}
+            onChange={(event) => setRemove((event.target as HTMLInputElement).checked)}
+          />{' '}
+          Delete this key
+        </span>
+      </label>
+      {!remove && (
+        <label>
+          New value (JSON){' '}
+          <textarea
+            rows={3}
+            spellcheck={false}
+            value={value}
+            onInput={(event) => setValue((event.target as HTMLTextAreaElement).value)}
+          />
+        </label>
+      )}
+      <label>
+        Why (kept with your name){' '}
+        <input required value={reason} onInput={(event) => setReason((event.target as HTMLInputElement).value)} />
+      </label>
+      <ErrorNote error={error} />
+      <button type="submit">{remove ? 'Delete the key' : 'Set the value'}</button>
+    </form>
   );
 }
