@@ -8,6 +8,7 @@ import { cancel } from './commands/cancel.js';
 import { chat } from './commands/chat.js';
 import { follow } from './commands/follow.js';
 import { init } from './commands/init.js';
+import { memory } from './commands/memory.js';
 import { migrate } from './commands/migrate.js';
 import { parks } from './commands/parks.js';
 import { release } from './commands/release.js';
@@ -37,6 +38,7 @@ export const COMMANDS: readonly Command[] = [
   agents,
   workers,
   artifacts,
+  memory,
   tokens,
   migrate,
 ];

@@ -55,7 +55,8 @@ export class RuntimeMemory {
     const entries = [];
     for (const runId of await store.sessionRuns(session.id)) {
       const row = await store.getRun(runId);
-      if (!row || row.status === 'running') continue;
+      // A run still going is added once it ended; one this Wardrik cannot load (it needs attention) is left out.
+      if (!row || row.status === 'running' || row.attention !== undefined) continue;
       entries.push(...runMemories(runId, await store.loadJournal(runId)));
     }
     const { added } = await this.service.addSession({

@@ -1,6 +1,7 @@
 /*
- * `wardrik artifacts`: upload, list, download byte for byte, versions, delete and refusals, as
- * spawned processes of the built bin against a real `wardrik serve` of test/fixtures/cli-config.mjs.
+ * `wardrik artifacts` (upload, list, download byte for byte, versions, delete, refusals) and
+ * `wardrik memory` (add a session, search), as spawned processes of the built bin against a real
+ * `wardrik serve` of test/fixtures/cli-config.mjs.
  */
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,13 +13,14 @@ let directory: string;
 let server: Spawned | undefined;
 let url = '';
 let session = '';
+let token = '';
 
 beforeAll(async () => {
   await buildCli();
   directory = mkdtempSync(join(tmpRoot, 'cli-artifacts-'));
   copyFileSync(new URL('./fixtures/cli-config.mjs', import.meta.url), join(directory, 'wardrik.config.mjs'));
   ({ server, url } = await startServe(directory));
-  const token = readFileSync(join(directory, '.wardrik', 'admin-token'), 'utf8').trim();
+  token = readFileSync(join(directory, '.wardrik', 'admin-token'), 'utf8').trim();
   const created = await fetch(`${url}/v1/sessions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -32,7 +34,8 @@ afterAll(async () => {
   if (directory) rmSync(directory, { recursive: true, force: true });
 });
 
-const run = (args: readonly string[]) => cli(['artifacts', ...args], { cwd: directory, env: { WARDRIK_URL: url } });
+const run = (args: readonly string[], command = 'artifacts') =>
+  cli([command, ...args], { cwd: directory, env: { WARDRIK_URL: url } });
 
 describe('wardrik artifacts', () => {
   it('puts files as versions, lists them, gets each back byte for byte, and deletes them', async () => {
@@ -82,5 +85,33 @@ describe('wardrik artifacts', () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('cannot read nope.txt');
     expect((await run([])).code).toBe(2);
+  });
+});
+
+describe('wardrik memory', () => {
+  it('adds a session, then finds what was said with the labels of its moment', async () => {
+    const started = await fetch(`${url}/v1/runs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ agent: 'shop', input: 'please refund order A1', session, wait: true }),
+    });
+    expect(((await started.json()) as { status: string }).status).toBe('parked');
+    const added = await run(['add', session], 'memory');
+    expect(added.code).toBe(0);
+    expect(added.stdout).toContain('Added 3 new memories from session');
+    expect((await run(['add', session], 'memory')).stdout).toContain('Added 0 new memories');
+
+    const found = await run(['search', 'shop', 'wiping', '--json'], 'memory');
+    expect(
+      JSON.parse(found.stdout).map((each: { text: string; labels: string[] }) => [each.text, each.labels]),
+    ).toEqual([['Wiping and refunding.', ['outside']]]);
+    const shown = await run(['search', 'shop', 'refund', 'order'], 'memory');
+    expect(shown.stdout).toMatch(/SAID\s+BY\s+LABELS\s+SESSION\s+TEXT/);
+    expect(shown.stdout).toContain('please refund order A1');
+    const empty = await run(['search', 'shop', '?!'], 'memory');
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toContain('holds no word to search for');
+    expect((await run(['search', 'shop'], 'memory')).code).toBe(2);
+    expect((await run(['search', 'shop', 'tea', '--limit', '99'], 'memory')).code).toBe(2);
   });
 });
