@@ -69,6 +69,10 @@ describe('memory', () => {
     expect(input.map((memory) => [memory.role, memory.labels])).toEqual([['user', []]]);
     // Another principal's memories are not searched.
     expect(await wardrik.memory.search({ agent: 'assistant', principal: 'bob', query: 'tea' })).toEqual([]);
+    // Forgotten: found no more; adding the session again remembers it again.
+    expect(await wardrik.memory.forget({ agent: 'assistant', principal: 'alice', sessionId: session.id })).toBe(4);
+    expect(await wardrik.memory.search({ agent: 'assistant', principal: 'alice', query: 'tea' })).toEqual([]);
+    expect(await wardrik.memory.addSession(session.id)).toEqual({ added: 4 });
   });
 
   it('adds each run of a session when it ends, with addSessions: after-each-run', async () => {
