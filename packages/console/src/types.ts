@@ -113,6 +113,7 @@ export type JournalRecord =
       readonly session?: string;
       readonly labels?: readonly string[];
       readonly budget?: Measures;
+      readonly parent?: { readonly runId: string; readonly callId: string };
     }
   | {
       readonly type: 'model-step';
@@ -124,6 +125,9 @@ export type JournalRecord =
       readonly usage: { readonly inputTokens: number; readonly outputTokens: number };
       readonly measures: Measures;
       readonly labels?: readonly string[];
+      readonly agent?: string;
+      readonly callback?: string;
+      readonly unavailable?: readonly { readonly toolset: string; readonly reason: string }[];
     }
   | {
       readonly type: 'call-started';
@@ -150,6 +154,28 @@ export type JournalRecord =
       readonly parkId: string;
       readonly decision: Decision;
       readonly by: string;
+    }
+  | {
+      readonly type: 'call-changed';
+      readonly at: number;
+      readonly callId: string;
+      readonly arguments: unknown;
+      readonly by: string;
+    }
+  | {
+      readonly type: 'agent-transferred';
+      readonly at: number;
+      readonly callId: string;
+      readonly from: string;
+      readonly to: string;
+      readonly reason?: string;
+    }
+  | {
+      readonly type: 'child-run-started';
+      readonly at: number;
+      readonly callId: string;
+      readonly childRunId: string;
+      readonly agent: string;
     }
   | {
       readonly type: 'labels-released';

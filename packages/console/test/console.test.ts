@@ -17,6 +17,7 @@ import type { Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AuthService,
+  agentTool,
   createWardrik,
   defineAgent,
   type Message,
@@ -106,6 +107,23 @@ const payer = defineAgent({
   }),
 });
 
+/** An agent called as a tool: each call is a child run. */
+const researcher = defineAgent({
+  name: 'researcher',
+  instructions: '',
+  model: new ScriptedModel(() => ({ text: 'tea grows in Assam' })),
+});
+const writer = defineAgent({
+  name: 'writer',
+  instructions: '',
+  tools: [agentTool(researcher)],
+  model: new ScriptedModel((request) =>
+    request.messages.some((message: Message) => message.role === 'tool')
+      ? { text: 'report written' }
+      : { toolCalls: [{ name: 'researcher', arguments: { request: 'where does tea grow?' } }] },
+  ),
+});
+
 let wardrik: Wardrik;
 let server: RunningServer;
 let close: () => Promise<void>;
@@ -153,7 +171,7 @@ beforeAll(async () => {
   const directory = mkdtempSync(join(tmpdir(), 'wardrik-console-'));
   wardrik = await createWardrik({
     store: sqliteStore(join(directory, 'wardrik.db')),
-    agents: [support, spender, payer],
+    agents: [support, spender, payer, writer],
   });
   const auth = new AuthService(wardrik.store);
   server = await startServer({ wardrik, auth, port: 0 });
@@ -489,6 +507,21 @@ describe('the console', { timeout: 180_000 }, () => {
     expect(await page.locator('b').count()).toBe(0);
     const details = await wardrik.sessionDetails(id);
     expect(details.state.find((value) => value.key === 'cart')?.value).toEqual(['tea', '<b>not bold</b>']);
+    await page.close();
+  });
+
+  it('a run that called an agent as a tool links to its child run, and the child back to it', async () => {
+    const { runId } = await wardrik.start('writer', 'write a report', { principal: 'olivia' });
+    expect((await wardrik.wait(runId)).output).toBe('report written');
+    const page = await newPage();
+    await signIn(page, 'admin');
+    await page.goto(`${server.url}/#/runs/${runId}`);
+    const timeline = page.getByRole('list', { name: 'timeline' });
+    await timeline.getByText('child run of agent researcher').waitFor();
+    await timeline.getByRole('link', { name: /^run_/ }).click();
+    await page.getByText('a child run, called by run').waitFor();
+    expect(await page.getByRole('link', { name: runId }).count()).toBe(1);
+    await page.getByText('tea grows in Assam').first().waitFor();
     await page.close();
   });
 

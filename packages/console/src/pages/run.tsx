@@ -6,6 +6,7 @@ import { Labels } from '../parts/labels';
 import { ErrorNote } from '../parts/notice';
 import { ParkCard } from '../parts/park-card';
 import { Status } from '../parts/status';
+import { href } from '../router';
 import { followStream } from '../sse';
 import type { JournalRecord, Me, ParkRow, RunDetails, StoredRecord } from '../types';
 
@@ -195,7 +196,17 @@ function Entry(props: {
       return (
         <>
           {head(`started: agent ${record.agent}, for ${record.principal}`)}
-          {record.session && <p class="muted">in session {record.session}</p>}
+          {record.session && (
+            <p class="muted">
+              in session <a href={href({ page: 'session', id: record.session })}>{record.session}</a>
+            </p>
+          )}
+          {record.parent && (
+            <p class="muted">
+              a child run, called by run{' '}
+              <a href={href({ page: 'run', id: record.parent.runId })}>{record.parent.runId}</a>
+            </p>
+          )}
           {record.labels && record.labels.length > 0 && <Labels labels={record.labels} />}
           <pre class="text">{record.input}</pre>
         </>
@@ -203,7 +214,14 @@ function Entry(props: {
     case 'model-step':
       return (
         <>
-          {head(`model step ${record.step} (${record.model})`)}
+          {head(
+            `model step ${record.step} (${record.model})${record.agent ? `, agent ${record.agent}` : ''}${record.callback ? `, made by its ${record.callback} callback` : ''}`,
+          )}
+          {record.unavailable?.map((each) => (
+            <p key={each.toolset} class="muted">
+              toolset {each.toolset} left out: {each.reason}
+            </p>
+          ))}
           <p class="muted">{cost(record.measures)}</p>
           {record.labels && record.labels.length > 0 && <Labels labels={record.labels} />}
           {record.text && <pre class="text">{record.text}</pre>}
@@ -261,6 +279,29 @@ function Entry(props: {
         <>
           {head(`decision by ${record.by}: ${record.decision.type}`)}
           <pre class="json">{pretty(record.decision)}</pre>
+        </>
+      );
+    case 'call-changed':
+      return (
+        <>
+          {head(`arguments changed by ${record.by}`)}
+          <JsonView value={record.arguments} label="changed arguments" />
+        </>
+      );
+    case 'agent-transferred':
+      return (
+        <>
+          {head(`transferred from ${record.from} to ${record.to}`)}
+          {record.reason && <p>{record.reason}</p>}
+        </>
+      );
+    case 'child-run-started':
+      return (
+        <>
+          {head(`child run of agent ${record.agent}`)}
+          <p>
+            <a href={href({ page: 'run', id: record.childRunId })}>{record.childRunId}</a>
+          </p>
         </>
       );
     case 'labels-released':
