@@ -212,7 +212,15 @@ export type {
   WorkerSignal,
   WorkerStore,
 } from './store/worker-store.js';
+export {
+  createLogger,
+  LOG_LEVELS,
+  type LoggerOptions,
+  type LogLevel,
+  logRuntime,
+} from './telemetry/logging.js';
 export { enableMetrics, type MeteredRuntime, type MetricsOptions, type WardrikMetrics } from './telemetry/metrics.js';
+export type { MetricsPlan, TelemetryConfig } from './telemetry/telemetry-config.js';
 export { enableTracing, type TracingOptions } from './telemetry/tracing.js';
 export { McpServerUnavailableError } from './toolsets/mcp-server-unavailable.js';
 export { type McpToolset, mcpToolset } from './toolsets/mcp-toolset.js';

@@ -3,6 +3,7 @@ import type { RetryPolicy } from '../runtime/backoff.js';
 import { checkPolicy, type Policy } from '../runtime/policy.js';
 import { SERVER_LIMIT_NAMES, type ServerLimits, serverLimitProblems } from '../server/server-settings.js';
 import type { Store } from '../store/store.js';
+import { checkTelemetry, type TelemetryConfig } from '../telemetry/telemetry-config.js';
 import type { HubOptions } from '../workers/worker-hub.js';
 import { ConfigError } from './config-error.js';
 import { checkStoreSetting, type StoreSetting } from './store-setting.js';
@@ -44,10 +45,22 @@ export interface WardrikConfig {
   readonly workers?: HubOptions;
   /** Whether a non-repeatable call's answer is on disk before the model sees it. Default true. */
   readonly durableAnswers?: boolean;
+  /** Traces, metrics and logs of `wardrik serve` (see the README's "Telemetry"). */
+  readonly telemetry?: TelemetryConfig;
   // Models are set per agent (`model: modelFromEnvironment() ?? …`); see the README's "Models".
 }
 
-const KEYS = ['agents', 'store', 'server', 'toolRetry', 'modelRetry', 'policy', 'workers', 'durableAnswers'];
+const KEYS = [
+  'agents',
+  'store',
+  'server',
+  'toolRetry',
+  'modelRetry',
+  'policy',
+  'workers',
+  'durableAnswers',
+  'telemetry',
+];
 const SERVER_KEYS = ['host', 'port', 'bodyLimitBytes', 'maxWorkerFrameBytes', ...SERVER_LIMIT_NAMES];
 const RETRY_KEYS = ['attempts', 'baseDelayMs', 'maxDelayMs'];
 
@@ -95,6 +108,7 @@ export function checkConfig(config: unknown, where: string): asserts config is W
   if (config['durableAnswers'] !== undefined && typeof config['durableAnswers'] !== 'boolean') {
     throw new ConfigError(`${where}.durableAnswers: expected true or false`);
   }
+  checkTelemetry(config['telemetry'], `${where}.telemetry`);
 }
 
 function checkAgents(agents: unknown, where: string): void {

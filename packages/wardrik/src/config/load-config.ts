@@ -6,6 +6,7 @@ import type { Agent } from '../agent.js';
 import type { WardrikOptions } from '../runtime/wardrik.js';
 import { SERVER_LIMIT_NAMES, type ServerLimits } from '../server/server-settings.js';
 import type { Store } from '../store/store.js';
+import type { TelemetryConfig } from '../telemetry/telemetry-config.js';
 import { checkConfig, type WardrikConfig } from './config.js';
 import { ConfigError } from './config-error.js';
 import type { ConfigModuleHooksData } from './config-module-hooks.js';
@@ -44,6 +45,8 @@ export interface LoadedConfig {
   readonly limits: ServerLimits;
   /** The runtime settings to pass on to `createWardrik`. */
   readonly runtime: Pick<WardrikOptions, 'toolRetry' | 'modelRetry' | 'policy' | 'workers' | 'durableAnswers'>;
+  /** The config's `telemetry` section, as written. */
+  readonly telemetry?: TelemetryConfig;
 }
 
 /**
@@ -110,6 +113,7 @@ export async function loadConfig(
       ...(config.workers ? { workers: config.workers } : {}),
       ...(config.durableAnswers === undefined ? {} : { durableAnswers: config.durableAnswers }),
     },
+    ...(config.telemetry ? { telemetry: config.telemetry } : {}),
   };
 }
 

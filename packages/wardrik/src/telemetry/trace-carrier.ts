@@ -1,4 +1,4 @@
-import { createTraceState, type SpanContext, TraceFlags } from '@opentelemetry/api';
+import { createTraceState, isSpanContextValid, type SpanContext, TraceFlags } from '@opentelemetry/api';
 import type { TraceCarrier } from '../runtime/hooks.js';
 
 const TRACEPARENT = /^([\da-f]{2})-([\da-f]{32})-([\da-f]{16})-([\da-f]{2})(?:-.*)?$/;
@@ -6,14 +6,17 @@ const TRACEPARENT = /^([\da-f]{2})-([\da-f]{32})-([\da-f]{16})-([\da-f]{2})(?:-.
 /**
  * A span's context as W3C trace context (`traceparent`, and `tracestate` when it has one): what is
  * journaled with a run and sent in a call's `_meta`. Written here rather than through the global
- * propagator, so that it is W3C whatever propagator (if any) the application registered.
+ * propagator, so that it is W3C whatever propagator (if any) the application registered. Undefined
+ * for a span that is not real (no SDK registered).
  *
  * @example
  * ```ts
  * toCarrier(span.spanContext()) // { traceparent: '00-4bf9…4736-00f0…02b7-01' }
  * ```
  */
-export function toCarrier(spanContext: SpanContext): TraceCarrier {
+export function toCarrier(spanContext: SpanContext): TraceCarrier | undefined {
+  // No SDK registered: spans are no-ops with all-zero ids, which are nobody's context.
+  if (!isSpanContextValid(spanContext)) return undefined;
   const flags = (spanContext.traceFlags & 0xff).toString(16).padStart(2, '0');
   const traceparent = `00-${spanContext.traceId}-${spanContext.spanId}-${flags}`;
   const tracestate = spanContext.traceState?.serialize();

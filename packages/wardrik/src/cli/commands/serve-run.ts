@@ -1,17 +1,23 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import type { Logger } from 'pino';
 import type { Agent } from '../../agent.js';
 import { AuthService } from '../../auth/auth-service.js';
 import { type LoadedConfig, loadConfig } from '../../config/load-config.js';
 import { describeStore } from '../../config/store-setting.js';
 import { createWardrik, type Wardrik } from '../../runtime/wardrik.js';
+import { type RunningMetricsServer, type ServedMetrics, startMetricsServer } from '../../server/metrics-route.js';
 import { type RunningServer, startServer } from '../../server/start-server.js';
+import { createLogger, LOG_LEVELS, type LogLevel, logRuntime } from '../../telemetry/logging.js';
+import { enableMetrics } from '../../telemetry/metrics.js';
+import { metricsPlan, type TelemetryConfig } from '../../telemetry/telemetry-config.js';
+import { enableTracing } from '../../telemetry/tracing.js';
 import { ScriptedModel } from '../../testing/scripted-model.js';
-import { CliError, EXIT } from '../cli-error.js';
+import { CliError, EXIT, usageError } from '../cli-error.js';
 import type { Parsed } from '../command.js';
-import { numberOption, positionals, stringOption } from '../command.js';
+import { flag, numberOption, positionals, stringOption } from '../command.js';
 import { commandHint } from '../hint.js';
-import { print, printError, printJson } from '../output.js';
+import { print, printJson } from '../output.js';
 import { serve } from './serve.js';
 
 /** Runs `wardrik serve` (loaded when the command runs). */
@@ -24,16 +30,43 @@ export async function runServe(parsed: Parsed): Promise<number> {
     'a port number from 0 to 65535',
     (value) => Number.isInteger(value) && value >= 0 && value <= 65_535,
   );
+  const logLevel = stringOption(parsed, 'log-level');
+  if (logLevel !== undefined && !LOG_LEVELS.includes(logLevel as LogLevel)) {
+    throw usageError(
+      `--log-level expects one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(logLevel)}`,
+      serve.usage,
+    );
+  }
+  const logFormat = stringOption(parsed, 'log-format');
+  if (logFormat !== undefined && logFormat !== 'json' && logFormat !== 'pretty') {
+    throw usageError(`--log-format expects json or pretty, got ${JSON.stringify(logFormat)}`, serve.usage);
+  }
   const config = await loadConfig(stringOption(parsed, 'config'), process.cwd(), {
     store: stringOption(parsed, 'store'),
+  });
+  const metricsSettings = metricsPlan(config.telemetry);
+  const logger = createLogger({
+    level: (logLevel as LogLevel | undefined) ?? config.telemetry?.logLevel ?? 'info',
+    ...(logFormat === undefined ? {} : { format: logFormat }),
+    ...(metricsSettings?.token ? { secrets: [metricsSettings.token] } : {}),
   });
   // Takes the store's lock first: a second serve on the same store fails here, having touched nothing.
   const wardrik = await createWardrik({
     store: config.store,
     agents: config.agents,
     ...config.runtime,
+    workers: {
+      ...config.runtime.workers,
+      log: config.runtime.workers?.log ?? ((message) => logger.warn({ component: 'workers' }, message)),
+    },
     recover: false,
   });
+  // Telemetry listens before recovery, so that resumed runs are logged, traced and counted.
+  logRuntime(wardrik, logger);
+  const traces = tracesSetting(config.telemetry, flag(parsed, 'traces'));
+  if (traces) enableTracing(wardrik, traces);
+  const metrics = metricsSettings ? enableMetrics(wardrik) : undefined;
+  let metricsServer: RunningMetricsServer | undefined;
   let server: RunningServer;
   let admin: AdminToken;
   let resumed: number;
@@ -43,10 +76,21 @@ export async function runServe(parsed: Parsed): Promise<number> {
     admin = await adminToken(auth, config);
     const host = stringOption(parsed, 'host') ?? config.host;
     // Bind before recovering anything: a port in use stops this process before it drives a run.
-    server = await listen({ wardrik, auth, host, port: port ?? config.port, config });
+    server = await listen({
+      wardrik,
+      auth,
+      host,
+      port: port ?? config.port,
+      config,
+      ...(metrics && metricsSettings?.token ? { metrics: { source: metrics, token: metricsSettings.token } } : {}),
+    });
     try {
+      if (metrics && metricsSettings?.listen) {
+        metricsServer = await startMetricsServer({ source: metrics, ...metricsSettings.listen });
+      }
       ({ resumed, needAttention } = await wardrik.recover());
     } catch (thrown) {
+      await metricsServer?.close();
       await server.close();
       throw thrown;
     }
@@ -56,11 +100,26 @@ export async function runServe(parsed: Parsed): Promise<number> {
   }
   const asJson = parsed.values['json'] === true;
   // Listening for SIGTERM before the banner: whoever waits for it may stop the server at once.
-  const stopped = waitForStop(wardrik, async (signal) => {
-    if (signal && !asJson) printError('Stopping: closing the server and the runtime…');
+  const stopped = waitForStop(wardrik, logger, async (signal) => {
+    if (signal) logger.info('Stopping: closing the server and the runtime');
+    await metricsServer?.close();
     await server.close();
     await wardrik.close().catch(() => {});
   });
+  logger.info(
+    {
+      url: server.url,
+      ...(metricsServer
+        ? { metrics: metricsServer.url }
+        : metricsSettings?.token
+          ? { metrics: `${server.url}/metrics` }
+          : {}),
+      traces: traces !== undefined,
+      resumed,
+      needAttention,
+    },
+    'listening',
+  );
   if (asJson) {
     printJson({
       url: server.url,
@@ -101,12 +160,23 @@ async function adminToken(auth: AuthService, config: LoadedConfig): Promise<Admi
   return { tokenFile, created: false, valid: outcome.ok };
 }
 
+/** Tracing's options, when traces are on (`--traces`, or the config's `telemetry.traces`). */
+function tracesSetting(
+  telemetry: TelemetryConfig | undefined,
+  flagged: boolean,
+): { includeContent: boolean } | undefined {
+  const setting = telemetry?.traces;
+  if (!flagged && !setting) return undefined;
+  return { includeContent: typeof setting === 'object' && setting.includeContent === true };
+}
+
 async function listen(options: {
   wardrik: Wardrik;
   auth: AuthService;
   host: string;
   port: number;
   config: LoadedConfig;
+  metrics?: ServedMetrics;
 }): Promise<RunningServer> {
   const { wardrik, auth, host, port, config } = options;
   try {
@@ -115,6 +185,7 @@ async function listen(options: {
       auth,
       host,
       port,
+      ...(options.metrics ? { metrics: options.metrics } : {}),
       ...config.limits,
       ...(config.bodyLimitBytes === undefined ? {} : { bodyLimitBytes: config.bodyLimitBytes }),
       ...(config.maxWorkerFrameBytes === undefined ? {} : { maxWorkerFrameBytes: config.maxWorkerFrameBytes }),
@@ -195,7 +266,7 @@ function report(server: RunningServer, config: LoadedConfig, admin: AdminToken, 
  * failed (crash-only: the server stops and the process exits non-zero, so that a supervisor restarts
  * it and recovery resumes the runs from what is on disk).
  */
-function waitForStop(wardrik: Wardrik, close: (signal: boolean) => Promise<void>): Promise<number> {
+function waitForStop(wardrik: Wardrik, logger: Logger, close: (signal: boolean) => Promise<void>): Promise<number> {
   return new Promise((resolve) => {
     let closing = false;
     const stop = (code: number) => {
@@ -206,7 +277,7 @@ function waitForStop(wardrik: Wardrik, close: (signal: boolean) => Promise<void>
       close(code === EXIT.ok).then(
         () => resolve(code),
         (thrown: unknown) => {
-          printError(`wardrik serve: closing failed: ${(thrown as Error).message}`);
+          logger.error({ err: thrown }, 'closing failed');
           resolve(EXIT.failed);
         },
       );
@@ -215,8 +286,10 @@ function waitForStop(wardrik: Wardrik, close: (signal: boolean) => Promise<void>
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
     wardrik.onFailure((error) => {
-      printError(`wardrik serve: the store failed, so this server stops taking work: ${error.message}`);
-      printError('Restart it (a supervisor does this) to recover the runs from what is on disk.');
+      logger.fatal(
+        { err: error },
+        'the store failed, so this server stops taking work; restart it (a supervisor does this) to recover the runs from what is on disk',
+      );
       stop(EXIT.failed);
     });
   });

@@ -5,6 +5,7 @@ export const serve: Command = {
   name: 'serve',
   summary: 'start the server (HTTP API) with the agents of the config',
   usage: `Usage: wardrik serve [--config FILE] [--store STORE] [--host HOST] [--port PORT]
+                     [--log-level LEVEL] [--log-format json|pretty] [--traces]
 
 Loads the config (./wardrik.config.ts, .mts, .js or .mjs unless --config names one), recovers
 the runs that were interrupted, and serves the HTTP API. The first time, it creates an admin and
@@ -17,6 +18,13 @@ Options:
                  PostgreSQL; also WARDRIK_DATABASE_URL) or a SQLite file path
   --host HOST    where to listen (default: the config's, else 127.0.0.1)
   --port PORT    the port (default: the config's, else 4000; 0 picks a free one)
+  --log-level LEVEL
+                 fatal, error, warn, info (default; or the config's telemetry.logLevel), debug,
+                 trace or silent; log lines go to stderr
+  --log-format FORMAT
+                 json (one JSON object a line) or pretty; default: pretty on a terminal, else json
+  --traces       trace runs with OpenTelemetry (the config's telemetry.traces; the tracer
+                 provider is the one the config registers)
 ${COMMON_HELP}`,
   options: {
     ...commonOptions,
@@ -24,6 +32,9 @@ ${COMMON_HELP}`,
     store: { type: 'string' },
     host: { type: 'string' },
     port: { type: 'string' },
+    'log-level': { type: 'string' },
+    'log-format': { type: 'string' },
+    traces: { type: 'boolean' },
   },
   async run(parsed) {
     // The implementation loads the runtime: only this command pays for it, not every CLI start.
