@@ -510,6 +510,20 @@ describe('the console', { timeout: 180_000 }, () => {
     await page.close();
   });
 
+  it('a run’s page follows it live: an answer given elsewhere and the run’s end appear without a reload', async () => {
+    const { runId, parkId } = await startRun('alice');
+    const page = await newPage();
+    await signIn(page, 'olivia');
+    await page.goto(`${server.url}/#/runs/${runId}`);
+    const timeline = page.getByRole('list', { name: 'timeline' });
+    await timeline.getByText('waiting for a person').waitFor();
+    const park = await wardrik.getPark(parkId);
+    await wardrik.answerPark(parkId, { type: 'approve', remember: 'run' }, { callHash: park.callHash, by: 'bea' });
+    await timeline.getByText('decision by bea: approve').waitFor();
+    await timeline.getByText('ended: completed').waitFor();
+    await page.close();
+  });
+
   it('a run that called an agent as a tool links to its child run, and the child back to it', async () => {
     const { runId } = await wardrik.start('writer', 'write a report', { principal: 'olivia' });
     expect((await wardrik.wait(runId)).output).toBe('report written');
