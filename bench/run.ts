@@ -13,6 +13,7 @@ const benches: Record<string, () => Promise<{ main: () => Promise<unknown> }>> =
   agents: () => import('./agents.ts'),
   console: () => import('./console.ts'),
   peers: () => import('./peers.ts'),
+  telemetry: () => import('./telemetry.ts'),
 };
 
 const filter = process.argv[2];
