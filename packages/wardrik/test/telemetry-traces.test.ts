@@ -15,7 +15,7 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { ok, park, tool } from '@wardrik/core';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { defineAgent, enableTracing, type Wardrik } from '../src/index.js';
+import { agentTool, defineAgent, enableTracing, type Wardrik } from '../src/index.js';
 import { ScriptedModel } from '../src/testing/index.js';
 import { openWardrik, tempDbPath } from './helpers.js';
 import { FIXTURES, plan, SLOW, until, WorkersEnv, workerCall } from './workers-env.js';
@@ -166,6 +166,36 @@ describe('traces', () => {
     await wardrik.run('traced', 'again');
     expect(spans().length).toBe(count);
     expect(wardrik.hooks.has('model-call-started')).toBe(false);
+  });
+});
+
+describe('traces of agents used as tools', () => {
+  it('a child run’s spans are in its parent’s trace, under the attempt that started it', async () => {
+    const helper = defineAgent({
+      name: 'helper',
+      description: 'Looks things up.',
+      instructions: '',
+      tools: [lookup],
+      model: new ScriptedModel([{ toolCalls: [{ name: 'lookup', arguments: { key: 'x' } }] }, { text: 'found x' }]),
+    });
+    const boss = defineAgent({
+      name: 'boss',
+      instructions: '',
+      tools: [agentTool(helper)],
+      model: new ScriptedModel([{ toolCalls: [{ name: 'helper', arguments: { request: 'find x' } }] }, { text: 'ok' }]),
+    });
+    const { tracer, spans } = memoryTracing();
+    wardrik = await openWardrik(tempDbPath(), [boss]);
+    enableTracing(wardrik, { tracer });
+    expect((await wardrik.run('boss', 'go')).status).toBe('completed');
+    await until(() => named(spans(), 'invoke_agent boss').length === 1, SLOW);
+    const all = spans();
+    const parent = only(all, 'invoke_agent boss');
+    const attempt = only(all, 'attempt helper');
+    const child = only(all, 'invoke_agent helper');
+    expect(parentOf(child)).toBe(idOf(attempt));
+    expect(parentOf(only(all, 'execute_tool lookup'))).toBe(idOf(child));
+    expect(all.every((span) => traceOf(span) === traceOf(parent))).toBe(true);
   });
 });
 
