@@ -7,6 +7,7 @@
 import { OUTSIDE, ok, park, tool } from '@wardrik/core';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { defineAgent, type HookEvents, type HookName, ModelError, type Wardrik } from '../src/index.js';
+import { deferredCarrier } from '../src/runtime/hooks.js';
 import { lastToolResults, ScriptedModel } from '../src/testing/index.js';
 import { openWardrik, tempDbPath } from './helpers.js';
 import { plan, SLOW, until, WorkersEnv, workerCall } from './workers-env.js';
@@ -213,6 +214,76 @@ describe('hooks', () => {
         .every((event) => (event.trace as { traceparent?: string }).traceparent === traceparent),
     ).toBe(true);
     expect(seenContexts.slice(1)).toEqual([{ traceparent, tracestate: 'after=c2.0' }]);
+  });
+});
+
+describe('deferred trace context', () => {
+  it('is made when a tool first reads it (once), never for a tool that does not; it reads like a plain record', async () => {
+    const made: string[] = [];
+    const reads: unknown[] = [];
+    const reader = tool({
+      name: 'reader',
+      description: 'Reads its trace context.',
+      schema: {},
+      annotations: { readOnly: true },
+      run: (_args, context) => {
+        const carrier = context.traceContext ?? {};
+        reads.push(carrier['traceparent'], { ...carrier }, Object.entries(carrier), JSON.stringify(carrier));
+        reads.push('traceparent' in carrier, 'nothing' in carrier, carrier['nothing']);
+        return ok('read');
+      },
+    });
+    const quiet = tool({
+      name: 'quiet',
+      description: 'Does not read it.',
+      schema: {},
+      annotations: { readOnly: true },
+      run: () => ok('quiet'),
+    });
+    wardrik = await openWardrik(tempDbPath(), [
+      defineAgent({
+        name: 'deferred',
+        instructions: '',
+        tools: [reader, quiet],
+        model: new ScriptedModel([
+          { toolCalls: [{ name: 'quiet', arguments: {} }] },
+          { toolCalls: [{ name: 'reader', arguments: {} }] },
+          { text: 'done' },
+        ]),
+      }),
+    ]);
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    wardrik.hooks.propagate({
+      runStarting: () => undefined,
+      attemptContext: ({ callId }) =>
+        deferredCarrier(() => {
+          made.push(callId);
+          return { traceparent, tracestate: 42 as unknown as string };
+        }),
+    });
+    expect((await wardrik.run('deferred', 'go')).status).toBe('completed');
+    // Made once, for the call that read it (its second call: step 2's first), with only its string fields.
+    expect(made).toEqual(['c2.0']);
+    expect(reads).toEqual([
+      traceparent,
+      { traceparent },
+      [['traceparent', traceparent]],
+      JSON.stringify({ traceparent }),
+      true,
+      false,
+      undefined,
+    ]);
+  });
+
+  it('is empty, not failing its reader, when making it throws', () => {
+    const carrier = deferredCarrier(() => {
+      throw new Error('no tracer');
+    });
+    expect(carrier['traceparent']).toBeUndefined();
+    expect({ ...carrier }).toEqual({});
+    expect(() => {
+      (carrier as Record<string, string>)['traceparent'] = 'forged';
+    }).toThrow(TypeError);
   });
 });
 

@@ -35,6 +35,11 @@ export interface HookEvents {
     readonly parent?: ParentLink;
     readonly session?: string;
   };
+  /**
+   * A run's start failed after its trace context was made (see {@link TracePropagation.runStarting}):
+   * nothing of it was journaled, and `run-started` will not follow.
+   */
+  readonly 'run-start-failed': RunEventBase & { readonly error: string };
   /** A run is driven again: after a person's answer, on recovery, or taken over from another node. */
   readonly 'run-resumed': RunEventBase & { readonly principal: string; readonly step: number };
   /**
@@ -160,7 +165,7 @@ export interface TracePropagation {
  * The runtime's hooks: typed events for what happens between journal records (model calls,
  * call attempts, parks, commits, workers), the seam telemetry and the console listen on. Nothing
  * else in the runtime knows who listens. Cheap when nobody does: each emit point asks `has(name)`
- * (one array read) before it makes an event; a listener that throws is dropped from that event
+ * (one map read) before it makes an event; a listener that throws is dropped from that event
  * only, never from the run.
  *
  * @example
@@ -171,7 +176,8 @@ export interface TracePropagation {
  * ```
  */
 export class Hooks {
-  readonly #listeners = new Map<HookName, Set<(event: never) => void>>();
+  /** The listeners of each name listened to; an array replaced (never changed) when one comes or goes. */
+  readonly #listeners = new Map<HookName, ReadonlyArray<(event: never) => void>>();
   #propagation: TracePropagation | undefined;
   readonly #activate: ((name: HookName) => (() => void) | undefined) | undefined;
   /** What `activate` gave for each name listened to: the function that stops its source. */
@@ -187,17 +193,23 @@ export class Hooks {
 
   /** Listens to `name`; returns the function that stops listening. */
   on<K extends HookName>(name: K, listener: HookListener<K>): () => void {
-    let set = this.#listeners.get(name);
-    if (!set) {
-      set = new Set();
-      this.#listeners.set(name, set);
+    const entry = listener as (event: never) => void;
+    const listeners = this.#listeners.get(name);
+    if (!listeners?.includes(entry)) this.#listeners.set(name, [...(listeners ?? []), entry]);
+    if (!listeners) {
       const stop = this.#activate?.(name);
       if (stop) this.#sources.set(name, stop);
     }
-    set.add(listener as (event: never) => void);
     return () => {
-      set.delete(listener as (event: never) => void);
-      if (set.size > 0 || this.#listeners.get(name) !== set) return;
+      const listening = this.#listeners.get(name);
+      if (!listening?.includes(entry)) return;
+      if (listening.length > 1) {
+        this.#listeners.set(
+          name,
+          listening.filter((each) => each !== entry),
+        );
+        return;
+      }
       this.#listeners.delete(name);
       this.#sources.get(name)?.();
       this.#sources.delete(name);
@@ -211,11 +223,11 @@ export class Hooks {
 
   /** Tells the listeners of `name`. A listener that throws does not stop the others, nor the caller. */
   emit<K extends HookName>(name: K, event: HookEvents[K]): void {
-    const set = this.#listeners.get(name);
-    if (!set) return;
-    for (const listener of set) {
+    const listeners = this.#listeners.get(name) as ReadonlyArray<HookListener<K>> | undefined;
+    if (!listeners) return;
+    for (let index = 0; index < listeners.length; index++) {
       try {
-        (listener as HookListener<K>)(event);
+        (listeners[index] as HookListener<K>)(event);
       } catch {
         // A listener's failure is its own: the run goes on.
       }
@@ -232,24 +244,81 @@ export class Hooks {
 
   /** The trace context a starting run continues from, if telemetry makes any. */
   runTrace(run: Parameters<TracePropagation['runStarting']>[0]): TraceCarrier | undefined {
+    if (!this.#propagation) return undefined;
     return safely(() => this.#propagation?.runStarting(run));
   }
 
-  /** The trace context of a call attempt, if telemetry makes any. */
+  /** The trace context of a call attempt, if telemetry makes any (a deferred one as it is: see {@link deferredCarrier}). */
   attemptTrace(attempt: Parameters<TracePropagation['attemptContext']>[0]): TraceCarrier | undefined {
     if (!this.#propagation) return undefined;
     return safely(() => this.#propagation?.attemptContext(attempt));
   }
 }
 
+/** The mark of a carrier made by {@link deferredCarrier} (its own fields are checked when it makes them). */
+const DEFERRED = Symbol('wardrik.deferredCarrier');
+
+/** What a deferred carrier's proxy holds: how to make its fields, and them once made. */
+interface Deferred {
+  make: (() => TraceCarrier | undefined) | undefined;
+  fields: Record<string, string>;
+}
+
+const deferredHandler: ProxyHandler<Deferred> = {
+  get: (target, key) => (key === DEFERRED ? true : typeof key === 'string' ? fieldsOf(target)[key] : undefined),
+  has: (target, key) => typeof key === 'string' && Object.hasOwn(fieldsOf(target), key),
+  ownKeys: (target) => Object.keys(fieldsOf(target)),
+  getOwnPropertyDescriptor: (target, key) => {
+    const fields = fieldsOf(target);
+    return typeof key === 'string' && Object.hasOwn(fields, key)
+      ? { value: fields[key], enumerable: true, configurable: true, writable: false }
+      : undefined;
+  },
+  set: () => false,
+  defineProperty: () => false,
+  deleteProperty: () => false,
+};
+
+function fieldsOf(target: Deferred): Record<string, string> {
+  const make = target.make;
+  if (make) {
+    target.make = undefined;
+    try {
+      target.fields = plain(make()) ?? {};
+    } catch {
+      // Made by telemetry: its failure leaves the carrier empty, never the reader failing.
+    }
+  }
+  return target.fields;
+}
+
+/**
+ * A carrier whose fields `make` makes when one is first read (then never again), for trace
+ * context that costs something to make and is often not read: a call attempt's, made into a span
+ * only when a worker, an MCP server, a child run or the tool itself reads it. It reads like a
+ * plain, read-only object (`carrier.traceparent`, spread, `Object.entries`, `JSON.stringify`); copy
+ * it (`{ ...carrier }`) to keep it where a proxy can't go (`structuredClone`).
+ */
+export function deferredCarrier(make: () => TraceCarrier | undefined): TraceCarrier {
+  return new Proxy<Deferred>({ make, fields: {} }, deferredHandler) as unknown as TraceCarrier;
+}
+
 function safely(make: () => TraceCarrier | undefined): TraceCarrier | undefined {
   try {
     const carrier = make();
-    if (carrier === undefined || typeof carrier !== 'object' || carrier === null) return undefined;
-    const plain: Record<string, string> = {};
-    for (const [key, value] of Object.entries(carrier)) if (typeof value === 'string') plain[key] = value;
-    return Object.keys(plain).length ? plain : undefined;
+    if (carrier !== null && typeof carrier === 'object' && (carrier as { [DEFERRED]?: true })[DEFERRED] === true) {
+      return carrier;
+    }
+    return plain(carrier);
   } catch {
     return undefined;
   }
+}
+
+/** `carrier` as a plain record of its string fields; undefined when it has none. */
+function plain(carrier: TraceCarrier | undefined): Record<string, string> | undefined {
+  if (carrier === undefined || typeof carrier !== 'object' || carrier === null) return undefined;
+  const fields: Record<string, string> = {};
+  for (const [key, value] of Object.entries(carrier)) if (typeof value === 'string') fields[key] = value;
+  return Object.keys(fields).length ? fields : undefined;
 }
