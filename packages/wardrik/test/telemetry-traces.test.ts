@@ -14,7 +14,7 @@ import {
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { ok, park, tool } from '@wardrik/core';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { agentTool, defineAgent, enableTracing, type Wardrik } from '../src/index.js';
 import { ScriptedModel } from '../src/testing/index.js';
 import { openWardrik, tempDbPath } from './helpers.js';
@@ -117,11 +117,15 @@ describe('traces', () => {
       'gen_ai.tool.name': 'lookup',
       'wardrik.call.outcome': 'ok',
     });
-    const attempt = only(before, 'attempt lookup');
-    expect(parentOf(attempt)).toBe(idOf(call));
-    expect(attempt.attributes).toMatchObject({ 'wardrik.attempt': 1, 'wardrik.attempt.outcome': 'ok' });
-    expect(only(before, 'execute_tool needs_person').attributes['wardrik.call.outcome']).toBe('parked');
-    expect(only(before, 'attempt needs_person').attributes['wardrik.attempt.outcome']).toBe('parked');
+    // Answered at its first attempt by a tool that did not read its trace context: the call's span says it all.
+    expect(call.attributes['wardrik.call.attempts']).toBe(1);
+    expect(named(before, 'attempt lookup')).toEqual([]);
+    // An attempt that did not answer ok has a span of its own.
+    const parkedCall = only(before, 'execute_tool needs_person');
+    expect(parkedCall.attributes['wardrik.call.outcome']).toBe('parked');
+    const parkedAttempt = only(before, 'attempt needs_person');
+    expect(parentOf(parkedAttempt)).toBe(idOf(parkedCall));
+    expect(parkedAttempt.attributes).toMatchObject({ 'wardrik.attempt': 1, 'wardrik.attempt.outcome': 'parked' });
     expect(before.every((span) => traceOf(span) === traceOf(run))).toBe(true);
     // No tool arguments (nor any text) unless told.
     expect(JSON.stringify(before.map((span) => [span.attributes, span.events]))).not.toContain('card-4242');
@@ -166,6 +170,120 @@ describe('traces', () => {
     await wardrik.run('traced', 'again');
     expect(spans().length).toBe(count);
     expect(wardrik.hooks.has('model-call-started')).toBe(false);
+  });
+});
+
+describe('attempt spans', () => {
+  it('a call tried again has a span for each attempt; a tool that reads its trace context gets its attempt’s span', async () => {
+    let tries = 0;
+    const flaky = tool({
+      name: 'flaky',
+      description: 'Fails once, then answers.',
+      schema: {},
+      annotations: { readOnly: true },
+      run: () => {
+        tries += 1;
+        if (tries === 1) throw new Error('the printer is on fire');
+        return ok('fine');
+      },
+    });
+    const seen: Array<{ traceparent?: string; copy: Record<string, string>; json: string; keys: string[] }> = [];
+    const reader = tool({
+      name: 'reader',
+      description: 'Hands its trace context on (as a tool calling a service would).',
+      schema: {},
+      annotations: { readOnly: true },
+      run: (_args, context) => {
+        const carrier = context.traceContext ?? {};
+        seen.push({
+          traceparent: carrier['traceparent'],
+          copy: { ...carrier },
+          json: JSON.stringify(carrier),
+          keys: Object.keys(carrier),
+        });
+        return ok('read');
+      },
+    });
+    const { tracer, spans } = memoryTracing();
+    wardrik = await openWardrik(tempDbPath(), [
+      defineAgent({
+        name: 'retried',
+        instructions: '',
+        tools: [flaky, reader],
+        model: new ScriptedModel([
+          { toolCalls: [{ name: 'flaky', arguments: {} }] },
+          { toolCalls: [{ name: 'reader', arguments: {} }] },
+          { text: 'done' },
+        ]),
+      }),
+    ]);
+    enableTracing(wardrik, { tracer });
+    expect((await wardrik.run('retried', 'go')).status).toBe('completed');
+    await until(() => named(spans(), 'invoke_agent retried').length === 1, SLOW);
+    const all = spans();
+
+    const call = only(all, 'execute_tool flaky');
+    expect(call.attributes).toMatchObject({ 'wardrik.call.outcome': 'ok', 'wardrik.call.attempts': 2 });
+    const attempts = named(all, 'attempt flaky').sort(
+      (a, b) => Number(a.attributes['wardrik.attempt']) - Number(b.attributes['wardrik.attempt']),
+    );
+    expect(
+      attempts.map((span) => [span.attributes['wardrik.attempt'], span.attributes['wardrik.attempt.outcome']]),
+    ).toEqual([
+      [1, 'error'],
+      [2, 'ok'],
+    ]);
+    expect(attempts.every((span) => parentOf(span) === idOf(call))).toBe(true);
+    expect(attempts[0]?.status.code).toBe(2); // ERROR
+    // The failed attempt's span covers the attempt itself: it began after its call, and ended before the next began.
+    const [first, second] = attempts as [ReadableSpan, ReadableSpan];
+    const at = (time: readonly [number, number]) => time[0] * 1e9 + time[1];
+    expect(at(first.startTime)).toBeGreaterThanOrEqual(at(call.startTime));
+    expect(at(first.endTime)).toBeLessThanOrEqual(at(second.startTime));
+
+    const read = only(all, 'attempt reader');
+    expect(parentOf(read)).toBe(idOf(only(all, 'execute_tool reader')));
+    const traceparent = `00-${traceOf(read)}-${idOf(read)}-01`;
+    expect(seen).toEqual([
+      { traceparent, copy: { traceparent }, json: JSON.stringify({ traceparent }), keys: ['traceparent'] },
+    ]);
+    expect(read.attributes['wardrik.attempt.outcome']).toBe('ok');
+  });
+});
+
+describe('traces of runs that did not start', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('a run whose start failed after its trace was made has its span ended, marked so', async () => {
+    const { tracer, spans } = memoryTracing();
+    wardrik = await openWardrik(tempDbPath(), [agent()]);
+    enableTracing(wardrik, { tracer });
+    const carrier = wardrik.hooks.runTrace({ runId: 'run_never', agent: 'traced' });
+    expect(carrier?.['traceparent']).toMatch(/^00-[\da-f]{32}-[\da-f]{16}-01$/);
+    expect(spans()).toEqual([]);
+    wardrik.hooks.emit('run-start-failed', {
+      runId: 'run_never',
+      agent: 'traced',
+      ...(carrier ? { trace: carrier } : {}),
+      error: 'the store failed',
+    });
+    const span = only(spans(), 'invoke_agent traced');
+    expect(span.attributes).toMatchObject({ 'wardrik.run.id': 'run_never', 'wardrik.run.start_failed': true });
+    expect(span.status).toEqual({ code: 2, message: 'the run did not start' });
+  });
+
+  it('and so, a minute on, when nothing says its start failed nor that it started', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const { tracer, spans } = memoryTracing();
+    wardrik = await openWardrik(tempDbPath(), [agent()]);
+    enableTracing(wardrik, { tracer });
+    wardrik.hooks.runTrace({ runId: 'run_lost', agent: 'traced' });
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(spans()).toEqual([]);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(only(spans(), 'invoke_agent traced').attributes['wardrik.run.start_failed']).toBe(true);
   });
 });
 

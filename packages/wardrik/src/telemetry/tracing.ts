@@ -2,6 +2,7 @@ import {
   type Attributes,
   type Context,
   context,
+  isSpanContextValid,
   ROOT_CONTEXT,
   type Span,
   SpanKind,
@@ -9,7 +10,7 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
-import type { HookEvents, HookName, Hooks, TraceCarrier } from '../runtime/hooks.js';
+import { deferredCarrier, type HookEvents, type HookName, type Hooks, type TraceCarrier } from '../runtime/hooks.js';
 import { fromCarrier, toCarrier } from './trace-carrier.js';
 
 /** How {@link enableTracing} traces. */
@@ -23,16 +24,46 @@ export interface TracingOptions {
   readonly includeContent?: boolean;
 }
 
+/** A run's stretch does not start (its start failed) when `run-started` has not come this long after its trace was made. */
+const START_TIMEOUT_MS = 60_000;
+
 /** What one node traces of one run while it drives it: a stretch, from start or resumption to park, stop or end. */
 interface Stretch {
   readonly span: Span;
   readonly context: Context;
+  /** Whether its spans are real (an SDK is registered): only then do attempts have context to hand on. */
+  readonly real: boolean;
   /** Model calls going on, by `step#attempt`. */
   readonly models: Map<string, Span>;
   /** Calls going on, by call id. */
-  readonly calls: Map<string, Span>;
-  /** The attempt going on of each call, by call id. */
-  readonly attempts: Map<string, { readonly span: Span; readonly attempt: number }>;
+  readonly calls: Map<string, CallTrace>;
+  /** When its trace was made for a run not started yet (`performance.now()`); undefined once `run-started` came. */
+  starting: number | undefined;
+}
+
+/** A call going on: its span, and its attempt going on. */
+interface CallTrace {
+  readonly span: Span;
+  /** The call span's context, made when an attempt of it gets a span. */
+  context: Context | undefined;
+  /** How many attempts of it began on this stretch. */
+  attempts: number;
+  /** Whether its attempts have spans of their own (it was retried, or one failed or had its context read). */
+  spans: boolean;
+  /** Its attempt going on (or its last, ended without a span of its own). */
+  attempt: AttemptTrace | undefined;
+}
+
+/** One attempt of a call: its span is made only when needed (see {@link enableTracing}). */
+interface AttemptTrace {
+  readonly started: HookEvents['call-attempt-started'];
+  /** When it began (`performance.now()`, which the SDK takes as a start time). */
+  readonly began: number;
+  span: Span | undefined;
+  /** How it ended, if it did before it had a span (its span, made later, ends at once). */
+  ended: { readonly at: number; readonly event: HookEvents['call-attempt-ended'] } | undefined;
+  /** When the stretch closed while it went on (its span, made later, ends at once, interrupted). */
+  interrupted: number | undefined;
 }
 
 /**
@@ -44,9 +75,14 @@ interface Stretch {
  *   stretch (after a person's answer, a restart, on another node) is its child, in the same trace.
  * - `chat MODEL`: one model call (GenAI conventions: `gen_ai.operation.name`, `gen_ai.request.model`,
  *   `gen_ai.usage.input_tokens`/`output_tokens`, `gen_ai.response.finish_reasons`).
- * - `execute_tool TOOL`: a call, until it settles (`wardrik.call.outcome`); its attempts are
- *   `attempt TOOL` children, whose context goes to workers and MCP servers in `_meta`
- *   (`traceparent`, `tracestate`).
+ * - `execute_tool TOOL`: a call, until it settles (`wardrik.call.outcome`, `wardrik.call.attempts`).
+ * - `attempt TOOL`: one attempt of a call, a child of its `execute_tool` span, whose context goes to
+ *   workers and MCP servers in `_meta` (`traceparent`, `tracestate`) and to the tool's context. Made
+ *   for every attempt that needs one: a call tried more than once, an attempt that did not answer
+ *   `ok` (an error, a park, a timeout, a lost worker, a cancel), an attempt whose context was read (a
+ *   worker's, an MCP server's, a child run's, a tool's that reads `context.traceContext`). A call
+ *   answered at its first attempt by a tool that did not read its context has no attempt span: its
+ *   `execute_tool` span says it all (an SDK span costs about as much as a whole step of Wardrik's).
  * - `park KIND`: a wait for a person, from the park to its answer; `wardrik.park.opened` events
  *   mark parks on the stretch that parked.
  *
@@ -66,27 +102,25 @@ export function enableTracing(wardrik: { readonly hooks: Hooks }, options: Traci
   const content = options.includeContent === true;
   const hooks = wardrik.hooks;
   const stretches = new Map<string, Stretch>();
+  /** Runs whose trace was made as they started, until `run-started` comes (or their start is given up on). */
+  const starting = new Set<string>();
+  let sweeper: NodeJS.Timeout | undefined;
 
-  const open = (runId: string, agent: string, parent: Context, attributes: Attributes = {}): Stretch => {
-    const span = tracer.startSpan(
-      `invoke_agent ${agent}`,
-      {
-        kind: SpanKind.INTERNAL,
-        attributes: {
-          'gen_ai.operation.name': 'invoke_agent',
-          'gen_ai.agent.name': agent,
-          'wardrik.run.id': runId,
-          ...attributes,
-        },
-      },
-      parent,
-    );
+  const open = (runId: string, agent: string, parent: Context, resumed: boolean): Stretch => {
+    const attributes: Attributes = {
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': agent,
+      'wardrik.run.id': runId,
+    };
+    if (resumed) attributes['wardrik.run.resumed'] = true;
+    const span = tracer.startSpan(`invoke_agent ${agent}`, { kind: SpanKind.INTERNAL, attributes }, parent);
     const stretch: Stretch = {
       span,
       context: trace.setSpan(ROOT_CONTEXT, span),
+      real: isSpanContextValid(span.spanContext()),
       models: new Map(),
       calls: new Map(),
-      attempts: new Map(),
+      starting: undefined,
     };
     stretches.set(runId, stretch);
     return stretch;
@@ -97,54 +131,127 @@ export function enableTracing(wardrik: { readonly hooks: Hooks }, options: Traci
     return remote ? trace.setSpanContext(ROOT_CONTEXT, remote) : context.active();
   };
   const stretchOf = (event: { runId: string; agent: string; trace?: TraceCarrier }): Stretch =>
-    stretches.get(event.runId) ??
-    open(event.runId, event.agent, journaled(event.trace), { 'wardrik.run.resumed': true });
+    stretches.get(event.runId) ?? open(event.runId, event.agent, journaled(event.trace), true);
   /** Ends a stretch, and whatever of it was still going on. */
   const close = (runId: string, finish: (span: Span) => void): void => {
     const stretch = stretches.get(runId);
     if (!stretch) return;
     stretches.delete(runId);
-    for (const span of [
-      ...stretch.models.values(),
-      ...[...stretch.attempts.values()].map((each) => each.span),
-      ...stretch.calls.values(),
-    ]) {
-      span.setAttribute('wardrik.interrupted', true);
-      span.end();
+    starting.delete(runId);
+    for (const span of stretch.models.values()) interrupt(span);
+    for (const call of stretch.calls.values()) {
+      const attempt = call.attempt;
+      if (attempt && !attempt.ended) {
+        if (attempt.span) interrupt(attempt.span);
+        else attempt.interrupted = performance.now();
+      }
+      interrupt(call.span);
     }
     finish(stretch.span);
     stretch.span.end();
   };
+  /** Gives up on runs whose start failed after their trace was made: their span ends, marked so. */
+  const sweep = (): void => {
+    sweeper = undefined;
+    const now = performance.now();
+    for (const runId of [...starting]) {
+      const since = stretches.get(runId)?.starting;
+      if (since !== undefined && now - since < START_TIMEOUT_MS) continue;
+      close(runId, (span) => {
+        span.setAttribute('wardrik.run.start_failed', true);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: 'the run did not start' });
+      });
+      starting.delete(runId);
+    }
+    if (starting.size > 0) watchStarts();
+  };
+  const watchStarts = (): void => {
+    sweeper ??= setTimeout(sweep, START_TIMEOUT_MS).unref();
+  };
+
+  /** Gives an attempt its span (now, or back-dated to when it began; ended at once if it has). */
+  const attemptSpan = (call: CallTrace, attempt: AttemptTrace): Span => {
+    if (attempt.span) return attempt.span;
+    call.spans = true;
+    call.context ??= trace.setSpan(ROOT_CONTEXT, call.span);
+    const started = attempt.started;
+    const attributes: Attributes = {
+      'gen_ai.tool.name': started.tool,
+      'gen_ai.tool.call.id': started.callId,
+      'wardrik.run.id': started.runId,
+      'wardrik.attempt': started.attempt,
+      'wardrik.call.repeatable': started.repeatable,
+      'wardrik.call.idempotency_key': started.idempotencyKey,
+    };
+    const span = tracer.startSpan(
+      `attempt ${started.tool}`,
+      { kind: SpanKind.CLIENT, attributes, startTime: attempt.began },
+      call.context,
+    );
+    attempt.span = span;
+    if (attempt.ended) endAttempt(span, attempt.ended.event, attempt.ended.at);
+    else if (attempt.interrupted !== undefined) {
+      span.setAttribute('wardrik.interrupted', true);
+      span.end(attempt.interrupted);
+    }
+    return span;
+  };
+  const endAttempt = (span: Span, event: HookEvents['call-attempt-ended'], at: number): void => {
+    span.setAttribute('wardrik.attempt.outcome', event.outcome);
+    if (event.outcome === 'error' || event.outcome === 'timeout' || event.outcome === 'lost') {
+      span.setAttribute('error.type', event.outcome);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: content && event.error ? event.error : event.outcome });
+    }
+    span.end(at);
+  };
+  const startCall = (
+    stretch: Stretch,
+    event: { runId: string; callId: string; tool: string; step: number; arguments?: unknown },
+  ): CallTrace => {
+    const attributes: Attributes = {
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': event.tool,
+      'gen_ai.tool.call.id': event.callId,
+      'wardrik.run.id': event.runId,
+      'wardrik.step': event.step,
+    };
+    if (content && event.arguments !== undefined) {
+      attributes['gen_ai.tool.call.arguments'] = JSON.stringify(event.arguments);
+    }
+    const span = tracer.startSpan(
+      `execute_tool ${event.tool}`,
+      { kind: SpanKind.INTERNAL, attributes },
+      stretch.context,
+    );
+    return { span, context: undefined, attempts: 0, spans: false, attempt: undefined };
+  };
 
   const listeners: { [K in HookName]?: (event: HookEvents[K]) => void } = {
     'run-started': (event) => {
-      const stretch = stretches.get(event.runId) ?? open(event.runId, event.agent, journaled(event.trace));
-      stretch.span.setAttributes({
-        'wardrik.run.principal': event.principal,
-        ...(event.session === undefined ? {} : { 'gen_ai.conversation.id': event.session }),
-        ...(event.parent ? { 'wardrik.run.parent': event.parent.runId } : {}),
-      });
+      const stretch = stretches.get(event.runId) ?? open(event.runId, event.agent, journaled(event.trace), false);
+      stretch.starting = undefined;
+      starting.delete(event.runId);
+      const span = stretch.span;
+      span.setAttribute('wardrik.run.principal', event.principal);
+      if (event.session !== undefined) span.setAttribute('gen_ai.conversation.id', event.session);
+      if (event.parent) span.setAttribute('wardrik.run.parent', event.parent.runId);
     },
     'run-resumed': (event) => {
       if (stretches.has(event.runId)) return;
-      open(event.runId, event.agent, journaled(event.trace), {
-        'wardrik.run.resumed': true,
-        'wardrik.run.principal': event.principal,
-        'wardrik.run.step': event.step,
-      });
+      const span = open(event.runId, event.agent, journaled(event.trace), true).span;
+      span.setAttribute('wardrik.run.principal', event.principal);
+      span.setAttribute('wardrik.run.step', event.step);
     },
     'run-suspended': (event) => close(event.runId, (span) => span.setAttribute('wardrik.run.suspended', event.reason)),
     'run-ended': (event) => {
-      if (!stretches.has(event.runId)) open(event.runId, event.agent, journaled(event.trace));
+      if (!stretches.has(event.runId)) open(event.runId, event.agent, journaled(event.trace), false);
       close(event.runId, (span) => {
         const { inputTokens, outputTokens, usd } = event.measures as Record<string, number | undefined>;
-        span.setAttributes({
-          'wardrik.run.status': event.status,
-          'wardrik.run.labels': [...event.labels],
-          ...(inputTokens === undefined ? {} : { 'gen_ai.usage.input_tokens': inputTokens }),
-          ...(outputTokens === undefined ? {} : { 'gen_ai.usage.output_tokens': outputTokens }),
-          ...(usd === undefined ? {} : { 'wardrik.cost.usd': usd }),
-        });
+        span.setAttribute('wardrik.run.status', event.status);
+        span.setAttribute('wardrik.run.labels', [...event.labels]);
+        if (inputTokens !== undefined) span.setAttribute('gen_ai.usage.input_tokens', inputTokens);
+        if (outputTokens !== undefined) span.setAttribute('gen_ai.usage.output_tokens', outputTokens);
+        if (usd !== undefined) span.setAttribute('wardrik.cost.usd', usd);
         if (event.status === 'failed') {
           span.setStatus({ code: SpanStatusCode.ERROR, message: content ? (event.error ?? 'failed') : 'failed' });
         }
@@ -152,20 +259,14 @@ export function enableTracing(wardrik: { readonly hooks: Hooks }, options: Traci
     },
     'model-call-started': (event) => {
       const stretch = stretchOf(event);
-      const span = tracer.startSpan(
-        `chat ${event.model}`,
-        {
-          kind: SpanKind.CLIENT,
-          attributes: {
-            'gen_ai.operation.name': 'chat',
-            'gen_ai.request.model': event.model,
-            'wardrik.run.id': event.runId,
-            'wardrik.step': event.step,
-            'wardrik.attempt': event.attempt,
-          },
-        },
-        stretch.context,
-      );
+      const attributes: Attributes = {
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.request.model': event.model,
+        'wardrik.run.id': event.runId,
+        'wardrik.step': event.step,
+        'wardrik.attempt': event.attempt,
+      };
+      const span = tracer.startSpan(`chat ${event.model}`, { kind: SpanKind.CLIENT, attributes }, stretch.context);
       stretch.models.set(`${event.step}#${event.attempt}`, span);
     },
     'model-call-ended': (event) => {
@@ -174,25 +275,18 @@ export function enableTracing(wardrik: { readonly hooks: Hooks }, options: Traci
       const span = stretch?.models.get(key);
       if (!stretch || !span) return;
       stretch.models.delete(key);
+      const usage = event.usage;
+      if (usage) {
+        span.setAttribute('gen_ai.usage.input_tokens', usage.inputTokens);
+        span.setAttribute('gen_ai.usage.output_tokens', usage.outputTokens);
+      }
+      const finish = event.finishReason;
+      if (finish)
+        span.setAttribute('gen_ai.response.finish_reasons', [finish === 'tool-calls' ? 'tool_calls' : finish]);
+      if (event.toolCalls !== undefined) span.setAttribute('wardrik.tool_calls', event.toolCalls);
       const usd = event.measures?.['usd'];
-      span.setAttributes({
-        ...(event.usage
-          ? {
-              'gen_ai.usage.input_tokens': event.usage.inputTokens,
-              'gen_ai.usage.output_tokens': event.usage.outputTokens,
-            }
-          : {}),
-        ...(event.finishReason
-          ? {
-              'gen_ai.response.finish_reasons': [
-                event.finishReason === 'tool-calls' ? 'tool_calls' : event.finishReason,
-              ],
-            }
-          : {}),
-        ...(event.toolCalls === undefined ? {} : { 'wardrik.tool_calls': event.toolCalls }),
-        ...(usd === undefined ? {} : { 'wardrik.cost.usd': usd }),
-        ...(event.retrying === undefined ? {} : { 'wardrik.retrying': event.retrying }),
-      });
+      if (usd !== undefined) span.setAttribute('wardrik.cost.usd', usd);
+      if (event.retrying !== undefined) span.setAttribute('wardrik.retrying', event.retrying);
       if (event.error !== undefined) {
         span.setAttribute('error.type', event.error === 'cancelled' ? 'cancelled' : 'model_error');
         span.setStatus({ code: SpanStatusCode.ERROR, message: content ? event.error : 'the model call failed' });
@@ -206,46 +300,40 @@ export function enableTracing(wardrik: { readonly hooks: Hooks }, options: Traci
         call = startCall(stretch, event);
         stretch.calls.set(event.callId, call);
       }
-      const span = tracer.startSpan(
-        `attempt ${event.tool}`,
-        {
-          kind: SpanKind.CLIENT,
-          attributes: {
-            'gen_ai.tool.name': event.tool,
-            'gen_ai.tool.call.id': event.callId,
-            'wardrik.run.id': event.runId,
-            'wardrik.attempt': event.attempt,
-            'wardrik.call.repeatable': event.repeatable,
-            'wardrik.call.idempotency_key': event.idempotencyKey,
-          },
-        },
-        trace.setSpan(ROOT_CONTEXT, call),
-      );
-      stretch.attempts.set(event.callId, { span, attempt: event.attempt });
+      call.attempts += 1;
+      const attempt: AttemptTrace = {
+        started: event,
+        began: performance.now(),
+        span: undefined,
+        ended: undefined,
+        interrupted: undefined,
+      };
+      call.attempt = attempt;
+      // A call tried again (here, or before a restart) gets a span for each attempt from the start.
+      if (call.spans || event.attempt > 1 || call.attempts > 1) attemptSpan(call, attempt);
     },
     'call-attempt-ended': (event) => {
-      const stretch = stretches.get(event.runId);
-      const going = stretch?.attempts.get(event.callId);
-      if (!stretch || !going || going.attempt !== event.attempt) return;
-      stretch.attempts.delete(event.callId);
-      going.span.setAttribute('wardrik.attempt.outcome', event.outcome);
-      if (event.outcome === 'error' || event.outcome === 'timeout' || event.outcome === 'lost') {
-        going.span.setAttribute('error.type', event.outcome);
-        going.span.setStatus({
-          code: SpanStatusCode.ERROR,
-          message: content && event.error ? event.error : event.outcome,
-        });
+      const call = stretches.get(event.runId)?.calls.get(event.callId);
+      const attempt = call?.attempt;
+      if (!call || !attempt || attempt.started.attempt !== event.attempt || attempt.ended) return;
+      const at = performance.now();
+      if (attempt.span) {
+        endAttempt(attempt.span, event, at);
+        call.attempt = undefined;
+        return;
       }
-      going.span.end();
+      attempt.ended = { at, event };
+      // Anything but a plain answer is worth an attempt span (back-dated to when the attempt began).
+      if (event.outcome !== 'ok') attemptSpan(call, attempt);
     },
     'call-settled': (event) => {
       const stretch = stretchOf(event);
-      const span = stretch.calls.get(event.callId) ?? startCall(stretch, event);
+      const call = stretch.calls.get(event.callId) ?? startCall(stretch, event);
       stretch.calls.delete(event.callId);
-      span.setAttributes({
-        'wardrik.call.outcome': event.outcome,
-        ...(event.rule === undefined ? {} : { 'wardrik.call.rule': event.rule }),
-      });
+      const span = call.span;
+      span.setAttribute('wardrik.call.outcome', event.outcome);
+      if (call.attempts > 0) span.setAttribute('wardrik.call.attempts', call.attempts);
+      if (event.rule !== undefined) span.setAttribute('wardrik.call.rule', event.rule);
       if (event.outcome === 'error' || event.outcome === 'in_doubt') {
         span.setAttribute('error.type', event.outcome);
         span.setStatus({ code: SpanStatusCode.ERROR, message: event.outcome });
@@ -253,13 +341,11 @@ export function enableTracing(wardrik: { readonly hooks: Hooks }, options: Traci
       span.end();
     },
     'park-opened': (event) => {
-      stretchOf(event).span.addEvent('wardrik.park.opened', {
-        'wardrik.park.id': event.parkId,
-        'wardrik.park.kind': event.kind,
-        ...(event.tool === undefined ? {} : { 'gen_ai.tool.name': event.tool }),
-        ...(event.rule === undefined ? {} : { 'wardrik.park.rule': event.rule }),
-        ...(content ? { 'wardrik.park.reason': event.reason } : {}),
-      });
+      const attributes: Attributes = { 'wardrik.park.id': event.parkId, 'wardrik.park.kind': event.kind };
+      if (event.tool !== undefined) attributes['gen_ai.tool.name'] = event.tool;
+      if (event.rule !== undefined) attributes['wardrik.park.rule'] = event.rule;
+      if (content) attributes['wardrik.park.reason'] = event.reason;
+      stretchOf(event).span.addEvent('wardrik.park.opened', attributes);
     },
     'park-answered': (event) => {
       const parent = stretches.get(event.runId)?.context ?? journaled(event.trace);
@@ -280,29 +366,12 @@ export function enableTracing(wardrik: { readonly hooks: Hooks }, options: Traci
       );
       span.end();
     },
+    'run-start-failed': (event) =>
+      close(event.runId, (span) => {
+        span.setAttribute('wardrik.run.start_failed', true);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: content ? event.error : 'the run did not start' });
+      }),
   };
-
-  function startCall(
-    stretch: Stretch,
-    event: { runId: string; callId: string; tool: string; step: number; arguments?: unknown },
-  ): Span {
-    const args = content && event.arguments !== undefined ? JSON.stringify(event.arguments) : undefined;
-    return tracer.startSpan(
-      `execute_tool ${event.tool}`,
-      {
-        kind: SpanKind.INTERNAL,
-        attributes: {
-          'gen_ai.operation.name': 'execute_tool',
-          'gen_ai.tool.name': event.tool,
-          'gen_ai.tool.call.id': event.callId,
-          'wardrik.run.id': event.runId,
-          'wardrik.step': event.step,
-          ...(args === undefined ? {} : { 'gen_ai.tool.call.arguments': args }),
-        },
-      },
-      stretch.context,
-    );
-  }
 
   const stops = (Object.keys(listeners) as HookName[]).map((name) =>
     hooks.on(name, listeners[name] as (event: HookEvents[typeof name]) => void),
@@ -314,24 +383,40 @@ export function enableTracing(wardrik: { readonly hooks: Hooks }, options: Traci
       let from = context.active();
       const parentStretch = parent ? stretches.get(parent.runId) : undefined;
       if (parent && parentStretch) {
-        const span =
-          parentStretch.attempts.get(parent.callId)?.span ??
-          parentStretch.calls.get(parent.callId) ??
-          parentStretch.span;
+        const call = parentStretch.calls.get(parent.callId);
+        const attempt = call?.attempt;
+        const span = call && attempt ? attemptSpan(call, attempt) : (call?.span ?? parentStretch.span);
         from = trace.setSpan(ROOT_CONTEXT, span);
       }
-      return toCarrier(open(runId, agent, from).span.spanContext());
+      const stretch = open(runId, agent, from, false);
+      stretch.starting = performance.now();
+      starting.add(runId);
+      watchStarts();
+      return toCarrier(stretch.span.spanContext());
     },
-    attemptContext: ({ runId, callId, attempt }) => {
-      const going = stretches.get(runId)?.attempts.get(callId);
-      return going && going.attempt === attempt ? toCarrier(going.span.spanContext()) : undefined;
+    attemptContext: ({ runId, callId, attempt: number }) => {
+      const stretch = stretches.get(runId);
+      const call = stretch?.calls.get(callId);
+      const attempt = call?.attempt;
+      if (!stretch?.real || !call || !attempt || attempt.started.attempt !== number) return undefined;
+      if (attempt.span) return toCarrier(attempt.span.spanContext());
+      // Its span is made when its context is first read (by a worker, an MCP server, a child run, the tool).
+      return deferredCarrier(() => toCarrier(attemptSpan(call, attempt).spanContext()));
     },
   });
   return () => {
     for (const stop of stops) stop();
     unpropagate();
+    if (sweeper) clearTimeout(sweeper);
+    sweeper = undefined;
     for (const runId of [...stretches.keys()]) {
       close(runId, (span) => span.setAttribute('wardrik.run.suspended', 'stopped'));
     }
   };
+}
+
+/** Marks a span that was going on when its stretch closed, and ends it. */
+function interrupt(span: Span): void {
+  span.setAttribute('wardrik.interrupted', true);
+  span.end();
 }
