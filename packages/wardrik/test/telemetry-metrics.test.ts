@@ -7,6 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ok, park, tool } from '@wardrik/core';
+import { Counter, Histogram, Registry } from 'prom-client';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AuthService } from '../src/auth/auth-service.js';
 import {
@@ -21,6 +22,7 @@ import {
 import type { ModelRequest } from '../src/model/model.js';
 import { type RunningMetricsServer, startMetricsServer } from '../src/server/metrics-route.js';
 import { type RunningServer, startServer } from '../src/server/start-server.js';
+import { SeriesCounter, SeriesHistogram } from '../src/telemetry/series-metrics.js';
 import { ScriptedModel } from '../src/testing/index.js';
 import { FIXTURES, SLOW, until, WorkerProcess } from './workers-env.js';
 
@@ -225,5 +227,57 @@ describe('metrics', () => {
       paths: Record<string, unknown>;
     };
     expect(Object.keys(document.paths)).toContain('/metrics');
+  });
+});
+
+describe('series metrics (counted at every step)', () => {
+  it('render exactly as prom-client’s own counters and histograms, as text and as JSON', async () => {
+    const buckets = [0.01, 0.1, 1];
+    const theirs = new Registry();
+    const ours = new Registry();
+    const labelNames = ['agent', 'tool'] as const;
+    const counter = new Counter({ name: 'calls_total', help: 'Calls.', labelNames, registers: [theirs] });
+    const histogram = new Histogram({
+      name: 'latency_seconds',
+      help: 'Latency.',
+      labelNames,
+      buckets,
+      registers: [theirs],
+    });
+    const plain = new Histogram({ name: 'commit_seconds', help: 'Commits.', buckets, registers: [theirs] });
+    const seriesCounter = new SeriesCounter({ name: 'calls_total', help: 'Calls.', labelNames, registers: [ours] });
+    const seriesHistogram = new SeriesHistogram({
+      name: 'latency_seconds',
+      help: 'Latency.',
+      labelNames,
+      buckets,
+      registers: [ours],
+    });
+    const seriesPlain = new SeriesHistogram({ name: 'commit_seconds', help: 'Commits.', buckets, registers: [ours] });
+    const observations: Array<[string, string, number]> = [
+      ['support', 'lookup', 0.004],
+      ['support', 'lookup', 0.1],
+      ['support', 'refund "big"\\', 2.5],
+      ['billing', 'lookup', 0.05],
+      ['support', 'lookup', 0.01],
+    ];
+    for (const [agent, tool, seconds] of observations) {
+      counter.inc({ agent, tool });
+      seriesCounter.series(agent, tool).add();
+      histogram.observe({ agent, tool }, seconds);
+      seriesHistogram.series(agent, tool).observe(seconds);
+      plain.observe(seconds);
+      seriesPlain.series().observe(seconds);
+    }
+    counter.inc({ agent: 'support', tool: 'lookup' }, 2.5);
+    seriesCounter.series('support', 'lookup').add(2.5);
+    // Counters only go up.
+    seriesCounter.series('support', 'lookup').add(-1);
+    seriesHistogram.series('support', 'lookup').observe(Number.NaN);
+    expect(await ours.metrics()).toBe(await theirs.metrics());
+    expect(await ours.getMetricsAsJSON()).toEqual(await theirs.getMetricsAsJSON());
+    ours.resetMetrics();
+    theirs.resetMetrics();
+    expect(await ours.metrics()).toBe(await theirs.metrics());
   });
 });

@@ -2,11 +2,17 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { ParkKind } from '../journal/records.js';
 import type { HookEvents, HookName, Hooks } from '../runtime/hooks.js';
 import type { ParkFilter, ParkRow } from '../store/store.js';
+import { type CounterSeries, type HistogramSeries, SeriesCounter, SeriesHistogram } from './series-metrics.js';
 
 /** What {@link enableMetrics} reads of the runtime: its hooks, and its open parks when scraped. */
 export interface MeteredRuntime {
   readonly hooks: Hooks;
   listParks(filter?: ParkFilter): Promise<ParkRow[]>;
+  /**
+   * How many parks are open, by kind, counted where they are kept (read instead of listing every
+   * open park at each scrape, when the runtime has it).
+   */
+  countOpenParks?(): Promise<Readonly<Partial<Record<ParkKind, number>>>>;
 }
 
 /** How {@link enableMetrics} counts. */
@@ -48,6 +54,15 @@ export interface WardrikMetrics {
   stop(): void;
 }
 
+/** The series one model (of one agent) updates at each call. */
+interface ModelSeries {
+  readonly ok: HistogramSeries;
+  readonly error: HistogramSeries;
+  readonly input: CounterSeries;
+  readonly output: CounterSeries;
+  readonly usd: CounterSeries;
+}
+
 /** Counts a runtime's runs, calls, model calls, parks, commits and workers as Prometheus metrics. */
 export function enableMetrics(wardrik: MeteredRuntime, options: MetricsOptions = {}): WardrikMetrics {
   const registry = options.registry ?? new Registry();
@@ -85,16 +100,22 @@ export function enableMetrics(wardrik: MeteredRuntime, options: MetricsOptions =
     labelNames: ['agent'],
     registers,
   });
-  let parkSource: (() => Promise<readonly ParkRow[]>) | undefined = () => wardrik.listParks({ status: 'open' });
+  let parkCounts: (() => Promise<Readonly<Partial<Record<ParkKind, number>>>>) | undefined = wardrik.countOpenParks
+    ? () => (wardrik.countOpenParks as () => Promise<Readonly<Partial<Record<ParkKind, number>>>>)()
+    : async () => {
+        const counts: Partial<Record<ParkKind, number>> = {};
+        for (const park of await wardrik.listParks({ status: 'open' }))
+          counts[park.kind] = (counts[park.kind] ?? 0) + 1;
+        return counts;
+      };
   new Gauge({
     name: 'wardrik_parks_open',
     help: 'Parks waiting for an answer, by kind (read from the store when scraped: the same on every node).',
     labelNames: ['kind'],
     registers,
     async collect() {
-      const counts = new Map<string, number>(PARK_KINDS.map((kind) => [kind, 0]));
-      for (const park of (await parkSource?.()) ?? []) counts.set(park.kind, (counts.get(park.kind) ?? 0) + 1);
-      for (const [kind, count] of counts) this.set({ kind }, count);
+      const counts = (await parkCounts?.()) ?? {};
+      for (const kind of PARK_KINDS) this.set({ kind }, counts[kind] ?? 0);
     },
   });
   const parksOpened = new Counter({
@@ -116,54 +137,55 @@ export function enableMetrics(wardrik: MeteredRuntime, options: MetricsOptions =
     buckets: WAIT_BUCKETS,
     registers,
   });
-  const calls = new Counter({
+  // Counted at every step: series kept by label values, cheap to update (see series-metrics.ts).
+  const calls = new SeriesCounter({
     name: 'wardrik_calls_total',
     help: 'Tool calls settled, by outcome: ok, error, denied (by policy), parked (for a person), in_doubt.',
     labelNames: ['agent', 'tool', 'outcome'],
     registers,
   });
-  const attempts = new Histogram({
+  const attempts = new SeriesHistogram({
     name: 'wardrik_call_attempt_duration_seconds',
     help: 'How long each attempt of a tool call took, by outcome (ok, error, parked, timeout, lost, cancelled).',
     labelNames: ['agent', 'tool', 'outcome'],
     buckets: LATENCY_BUCKETS,
     registers,
   });
-  const modelCalls = new Histogram({
+  const modelCalls = new SeriesHistogram({
     name: 'wardrik_model_call_duration_seconds',
     help: 'How long each model call took, by outcome (ok, error).',
     labelNames: ['agent', 'model', 'outcome'],
     buckets: LATENCY_BUCKETS,
     registers,
   });
-  const tokens = new Counter({
+  const tokens = new SeriesCounter({
     name: 'wardrik_model_tokens_total',
     help: 'Tokens models read (input) and wrote (output).',
     labelNames: ['agent', 'model', 'direction'],
     registers,
   });
-  const modelUsd = new Counter({
+  const modelUsd = new SeriesCounter({
     name: 'wardrik_model_usd_total',
     help: 'What model calls cost, in US dollars (by the price table).',
     labelNames: ['agent', 'model'],
     registers,
   });
-  const commits = new Histogram({
+  const commits = new SeriesHistogram({
     name: 'wardrik_store_commit_duration_seconds',
     help: 'How long each store commit took (one transaction, one fsync on SQLite).',
     buckets: COMMIT_BUCKETS,
     registers,
-  });
-  const committedRecords = new Counter({
+  }).series();
+  const committedRecords = new SeriesCounter({
     name: 'wardrik_store_committed_records_total',
     help: 'Journal records committed.',
     registers,
-  });
-  const committedBytes = new Counter({
+  }).series();
+  const committedBytes = new SeriesCounter({
     name: 'wardrik_store_committed_bytes_total',
     help: 'Bytes of journal records committed.',
     registers,
-  });
+  }).series();
   const workers = new Gauge({
     name: 'wardrik_workers_connected',
     help: 'Workers connected to this node.',
@@ -190,6 +212,23 @@ export function enableMetrics(wardrik: MeteredRuntime, options: MetricsOptions =
     driven.delete(runId);
     runsDriving.dec({ agent });
   };
+  /** The series a model call updates, by agent and model (looked up once a call, not once a series). */
+  const models = new Map<string, ModelSeries>();
+  const modelSeries = (agent: string, model: string): ModelSeries => {
+    const key = `${agent}\u0000${model}`;
+    let found = models.get(key);
+    if (!found) {
+      found = {
+        ok: modelCalls.series(agent, model, 'ok'),
+        error: modelCalls.series(agent, model, 'error'),
+        input: tokens.series(agent, model, 'input'),
+        output: tokens.series(agent, model, 'output'),
+        usd: modelUsd.series(agent, model),
+      };
+      models.set(key, found);
+    }
+    return found;
+  };
   const listeners: { [K in HookName]?: (event: HookEvents[K]) => void } = {
     'run-started': (event) => {
       runsStarted.inc({ agent: event.agent });
@@ -211,23 +250,25 @@ export function enableMetrics(wardrik: MeteredRuntime, options: MetricsOptions =
       parksAnswered.inc({ kind: event.kind, decision: event.decision });
       parkWait.observe({ kind: event.kind }, event.waitedMs / 1000);
     },
-    'call-settled': (event) => calls.inc({ agent: event.agent, tool: event.tool, outcome: event.outcome }),
+    'call-settled': (event) => calls.series(event.agent, event.tool, event.outcome).add(),
     'call-attempt-ended': (event) =>
-      attempts.observe({ agent: event.agent, tool: event.tool, outcome: event.outcome }, event.durationMs / 1000),
+      attempts.series(event.agent, event.tool, event.outcome).observe(event.durationMs / 1000),
     'model-call-ended': (event) => {
-      const labels = { agent: event.agent, model: event.model };
-      modelCalls.observe({ ...labels, outcome: event.error === undefined ? 'ok' : 'error' }, event.durationMs / 1000);
-      if (event.usage) {
-        tokens.inc({ ...labels, direction: 'input' }, event.usage.inputTokens);
-        tokens.inc({ ...labels, direction: 'output' }, event.usage.outputTokens);
+      const model = modelSeries(event.agent, event.model);
+      if (event.error === undefined) model.ok.observe(event.durationMs / 1000);
+      else model.error.observe(event.durationMs / 1000);
+      const usage = event.usage;
+      if (usage) {
+        model.input.add(usage.inputTokens);
+        model.output.add(usage.outputTokens);
       }
       const usd = event.measures?.['usd'];
-      if (usd) modelUsd.inc(labels, usd);
+      if (usd) model.usd.add(usd);
     },
     'store-committed': (event) => {
       commits.observe(event.durationMs / 1000);
-      committedRecords.inc(event.records);
-      committedBytes.inc(event.bytes);
+      committedRecords.add(event.records);
+      committedBytes.add(event.bytes);
     },
     'worker-connected': () => workers.inc(),
     'worker-disconnected': () => workers.dec(),
@@ -244,7 +285,7 @@ export function enableMetrics(wardrik: MeteredRuntime, options: MetricsOptions =
     },
     stop() {
       for (const stop of stops) stop();
-      parkSource = undefined;
+      parkCounts = undefined;
     },
   };
 }
