@@ -131,123 +131,118 @@ function scrubFields(fields: Record<string, unknown>, scrub: (text: string) => s
  * ```
  */
 export function logRuntime(wardrik: { readonly hooks: Hooks }, logger: Logger): () => void {
-  const run = (event: { runId: string; agent: string; trace?: TraceCarrier }) => {
+  // Each line's fields: a fresh object the listener adds to (made only for lines that are written).
+  const run = (event: { runId: string; agent: string; trace?: TraceCarrier }): Record<string, unknown> => {
+    const fields: Record<string, unknown> = { runId: event.runId, agent: event.agent };
     const traceId = traceIdOf(event.trace);
-    return traceId ? { runId: event.runId, agent: event.agent, traceId } : { runId: event.runId, agent: event.agent };
+    if (traceId) fields['traceId'] = traceId;
+    return fields;
   };
   const listeners: { [K in HookName]?: (event: HookEvents[K]) => void } = {
-    'run-started': (event) =>
+    'run-started': (event) => {
+      const line = run(event);
+      line['principal'] = event.principal;
+      if (event.parent) line['parentRunId'] = event.parent.runId;
+      if (event.session !== undefined) line['session'] = event.session;
+      logger.info(line, 'run started');
+    },
+    'run-start-failed': (event) => {
+      const line = run(event);
+      line['error'] = event.error;
+      logger.warn(line, 'run did not start');
+    },
+    'run-resumed': (event) => {
+      const line = run(event);
+      line['step'] = event.step;
+      logger.info(line, 'run resumed');
+    },
+    'run-suspended': (event) => {
+      const line = run(event);
+      line['reason'] = event.reason;
       logger.info(
-        {
-          ...run(event),
-          principal: event.principal,
-          ...(event.parent ? { parentRunId: event.parent.runId } : {}),
-          ...(event.session === undefined ? {} : { session: event.session }),
-        },
-        'run started',
-      ),
-    'run-resumed': (event) => logger.info({ ...run(event), step: event.step }, 'run resumed'),
-    'run-suspended': (event) =>
-      logger.info(
-        { ...run(event), reason: event.reason },
+        line,
         event.reason === 'parked'
           ? 'run parked'
           : event.reason === 'lost'
             ? 'run taken over by another node'
             : 'run stopped',
-      ),
+      );
+    },
     'run-ended': (event) => {
       const { inputTokens, outputTokens, usd } = event.measures as Record<string, number | undefined>;
-      const line = {
-        ...run(event),
-        status: event.status,
-        durationMs: Math.round(event.durationMs),
-        ...(inputTokens === undefined ? {} : { inputTokens }),
-        ...(outputTokens === undefined ? {} : { outputTokens }),
-        ...(usd === undefined ? {} : { usd }),
-        ...(event.labels.length ? { labels: event.labels } : {}),
-        ...(event.error === undefined ? {} : { error: event.error }),
-      };
+      const line = run(event);
+      line['status'] = event.status;
+      line['durationMs'] = Math.round(event.durationMs);
+      if (inputTokens !== undefined) line['inputTokens'] = inputTokens;
+      if (outputTokens !== undefined) line['outputTokens'] = outputTokens;
+      if (usd !== undefined) line['usd'] = usd;
+      if (event.labels.length) line['labels'] = event.labels;
+      if (event.error !== undefined) line['error'] = event.error;
       if (event.status === 'failed') logger.warn(line, 'run failed');
       else logger.info(line, 'run ended');
     },
-    'park-opened': (event) =>
-      logger.info(
-        {
-          ...run(event),
-          parkId: event.parkId,
-          kind: event.kind,
-          reason: event.reason,
-          ...(event.tool === undefined ? {} : { tool: event.tool }),
-          ...(event.rule === undefined ? {} : { rule: event.rule }),
-        },
-        'park opened',
-      ),
-    'park-answered': (event) =>
-      logger.info(
-        {
-          ...run(event),
-          parkId: event.parkId,
-          kind: event.kind,
-          decision: event.decision,
-          by: event.by,
-          waitedMs: Math.round(event.waitedMs),
-        },
-        'park answered',
-      ),
+    'park-opened': (event) => {
+      const line = run(event);
+      line['parkId'] = event.parkId;
+      line['kind'] = event.kind;
+      line['reason'] = event.reason;
+      if (event.tool !== undefined) line['tool'] = event.tool;
+      if (event.rule !== undefined) line['rule'] = event.rule;
+      logger.info(line, 'park opened');
+    },
+    'park-answered': (event) => {
+      const line = run(event);
+      line['parkId'] = event.parkId;
+      line['kind'] = event.kind;
+      line['decision'] = event.decision;
+      line['by'] = event.by;
+      line['waitedMs'] = Math.round(event.waitedMs);
+      logger.info(line, 'park answered');
+    },
     'model-call-ended': (event) => {
-      if (event.error !== undefined) {
-        logger.warn(
-          {
-            ...run(event),
-            step: event.step,
-            model: event.model,
-            attempt: event.attempt,
-            error: event.error,
-            retrying: event.retrying ?? false,
-          },
-          'model call failed',
-        );
-      } else if (logger.isLevelEnabled('debug')) {
-        logger.debug(
-          {
-            ...run(event),
-            step: event.step,
-            model: event.model,
-            attempt: event.attempt,
-            durationMs: Math.round(event.durationMs),
-            ...(event.usage ? { inputTokens: event.usage.inputTokens, outputTokens: event.usage.outputTokens } : {}),
-            ...(event.finishReason ? { finishReason: event.finishReason } : {}),
-          },
-          'model call',
-        );
+      const failed = event.error !== undefined;
+      if (!failed && !logger.isLevelEnabled('debug')) return;
+      const line = run(event);
+      line['step'] = event.step;
+      line['model'] = event.model;
+      line['attempt'] = event.attempt;
+      if (failed) {
+        line['error'] = event.error;
+        line['retrying'] = event.retrying ?? false;
+        logger.warn(line, 'model call failed');
+        return;
       }
+      line['durationMs'] = Math.round(event.durationMs);
+      if (event.usage) {
+        line['inputTokens'] = event.usage.inputTokens;
+        line['outputTokens'] = event.usage.outputTokens;
+      }
+      if (event.finishReason) line['finishReason'] = event.finishReason;
+      logger.debug(line, 'model call');
     },
     'call-attempt-ended': (event) => {
       const failed = event.outcome === 'error' || event.outcome === 'timeout' || event.outcome === 'lost';
       if (!failed && !logger.isLevelEnabled('debug')) return;
-      const line = {
-        ...run(event),
-        callId: event.callId,
-        tool: event.tool,
-        attempt: event.attempt,
-        outcome: event.outcome,
-        durationMs: Math.round(event.durationMs),
-        ...(event.error === undefined ? {} : { error: event.error }),
-      };
+      const line = run(event);
+      line['callId'] = event.callId;
+      line['tool'] = event.tool;
+      line['attempt'] = event.attempt;
+      line['outcome'] = event.outcome;
+      line['durationMs'] = Math.round(event.durationMs);
+      if (event.error !== undefined) line['error'] = event.error;
       if (failed) logger.warn(line, 'call attempt failed');
       else logger.debug(line, 'call attempt');
     },
     'call-settled': (event) => {
-      const line = {
-        ...run(event),
-        callId: event.callId,
-        tool: event.tool,
-        outcome: event.outcome,
-        ...(event.rule ? { rule: event.rule } : {}),
-      };
-      if (event.outcome === 'in_doubt') logger.warn(line, 'call in doubt: it may have run; a person must say');
-      else if (event.outcome === 'denied') logger.info(line, 'call denied by policy');
+      const level = event.outcome === 'in_doubt' ? 'warn' : event.outcome === 'denied' ? 'info' : 'debug';
+      if (level === 'debug' && !logger.isLevelEnabled('debug')) return;
+      const line = run(event);
+      line['callId'] = event.callId;
+      line['tool'] = event.tool;
+      line['outcome'] = event.outcome;
+      if (event.rule) line['rule'] = event.rule;
+      if (level === 'warn') logger.warn(line, 'call in doubt: it may have run; a person must say');
+      else if (level === 'info') logger.info(line, 'call denied by policy');
       else logger.debug(line, 'call settled');
     },
     'store-committed': (event) => {
