@@ -8,6 +8,7 @@
 import { join } from 'node:path';
 import type { Tracer } from '@opentelemetry/api';
 import {
+  AlwaysOffSampler,
   BasicTracerProvider,
   InMemorySpanExporter,
   type ReadableSpan,
@@ -248,6 +249,42 @@ describe('attempt spans', () => {
       { traceparent, copy: { traceparent }, json: JSON.stringify({ traceparent }), keys: ['traceparent'] },
     ]);
     expect(read.attributes['wardrik.attempt.outcome']).toBe('ok');
+  });
+});
+
+describe('traces sampled out', () => {
+  it('make no spans under a run not sampled; its calls hand on its context, not sampled', async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({
+      sampler: new AlwaysOffSampler(),
+      spanProcessors: [new SimpleSpanProcessor(exporter)],
+    });
+    const started: unknown[] = [];
+    const reader = tool({
+      name: 'reader',
+      description: 'Reads its trace context.',
+      schema: {},
+      annotations: { readOnly: true },
+      run: (_args, context) => {
+        started.push(context.traceContext?.['traceparent']);
+        return ok('read');
+      },
+    });
+    wardrik = await openWardrik(tempDbPath(), [
+      defineAgent({
+        name: 'unsampled',
+        instructions: '',
+        tools: [reader],
+        model: new ScriptedModel([{ toolCalls: [{ name: 'reader', arguments: {} }] }, { text: 'done' }]),
+      }),
+    ]);
+    enableTracing(wardrik, { tracer: provider.getTracer('test') });
+    const result = await wardrik.run('unsampled', 'go');
+    expect(result.status).toBe('completed');
+    const journaled = (await wardrik.getRun(result.runId)).journal[0]?.record as { trace?: Record<string, string> };
+    expect(journaled.trace?.['traceparent']).toMatch(/^00-[\da-f]{32}-[\da-f]{16}-00$/);
+    expect(started).toEqual([journaled.trace?.['traceparent']]);
+    expect(exporter.getFinishedSpans()).toEqual([]);
   });
 });
 

@@ -33,6 +33,14 @@ interface Stretch {
   readonly context: Context;
   /** Whether its spans are real (an SDK is registered): only then do attempts have context to hand on. */
   readonly real: boolean;
+  /**
+   * Whether its span is recorded. One that is not (its trace was sampled out) has no child spans
+   * made: they would not be recorded either (a child of a span not sampled is not, by default), and
+   * making them would cost as much as recording them. Calls hand on the stretch's own context.
+   */
+  readonly recording: boolean;
+  /** The stretch's own context as a carrier, for the attempts of a stretch not recorded. */
+  carrier: TraceCarrier | undefined;
   /** Model calls going on, by `step#attempt`. */
   readonly models: Map<string, Span>;
   /** Calls going on, by call id. */
@@ -86,6 +94,9 @@ interface AttemptTrace {
  * - `park KIND`: a wait for a person, from the park to its answer; `wardrik.park.opened` events
  *   mark parks on the stretch that parked.
  *
+ * A stretch whose span is not recorded (its trace sampled out) has no spans made under it, as the
+ * SDK's default sampler (parent-based) would record none of them; its calls hand on its context.
+ *
  * Returns the function that stops tracing (spans going on are ended).
  *
  * @example
@@ -118,6 +129,8 @@ export function enableTracing(wardrik: { readonly hooks: Hooks }, options: Traci
       span,
       context: trace.setSpan(ROOT_CONTEXT, span),
       real: isSpanContextValid(span.spanContext()),
+      recording: span.isRecording(),
+      carrier: undefined,
       models: new Map(),
       calls: new Map(),
       starting: undefined,
@@ -259,6 +272,7 @@ export function enableTracing(wardrik: { readonly hooks: Hooks }, options: Traci
     },
     'model-call-started': (event) => {
       const stretch = stretchOf(event);
+      if (!stretch.recording) return;
       const attributes: Attributes = {
         'gen_ai.operation.name': 'chat',
         'gen_ai.request.model': event.model,
@@ -295,6 +309,7 @@ export function enableTracing(wardrik: { readonly hooks: Hooks }, options: Traci
     },
     'call-attempt-started': (event) => {
       const stretch = stretchOf(event);
+      if (!stretch.recording) return;
       let call = stretch.calls.get(event.callId);
       if (!call) {
         call = startCall(stretch, event);
@@ -328,6 +343,7 @@ export function enableTracing(wardrik: { readonly hooks: Hooks }, options: Traci
     },
     'call-settled': (event) => {
       const stretch = stretchOf(event);
+      if (!stretch.recording) return;
       const call = stretch.calls.get(event.callId) ?? startCall(stretch, event);
       stretch.calls.delete(event.callId);
       const span = call.span;
@@ -396,9 +412,14 @@ export function enableTracing(wardrik: { readonly hooks: Hooks }, options: Traci
     },
     attemptContext: ({ runId, callId, attempt: number }) => {
       const stretch = stretches.get(runId);
-      const call = stretch?.calls.get(callId);
+      if (!stretch?.real) return undefined;
+      if (!stretch.recording) {
+        stretch.carrier ??= toCarrier(stretch.span.spanContext());
+        return stretch.carrier;
+      }
+      const call = stretch.calls.get(callId);
       const attempt = call?.attempt;
-      if (!stretch?.real || !call || !attempt || attempt.started.attempt !== number) return undefined;
+      if (!call || !attempt || attempt.started.attempt !== number) return undefined;
       if (attempt.span) return toCarrier(attempt.span.spanContext());
       // Its span is made when its context is first read (by a worker, an MCP server, a child run, the tool).
       return deferredCarrier(() => toCarrier(attemptSpan(call, attempt).spanContext()));
