@@ -4,6 +4,7 @@
  * store commits, workers — and trace context journaled with a run and handed to each attempt
  * (the tool's context, a worker's `_meta`).
  */
+import { inspect } from 'node:util';
 import { OUTSIDE, ok, park, tool } from '@wardrik/core';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { defineAgent, type HookEvents, type HookName, ModelError, type Wardrik } from '../src/index.js';
@@ -273,6 +274,21 @@ describe('deferred trace context', () => {
       false,
       undefined,
     ]);
+  });
+
+  it('is not made by awaiting it, logging it or asking what every object has', async () => {
+    let made = 0;
+    const carrier = deferredCarrier(() => {
+      made += 1;
+      return { traceparent: 'made' };
+    });
+    expect(await Promise.resolve(carrier)).toBe(carrier);
+    expect(inspect(carrier)).toBe('TraceContext {}');
+    expect(typeof carrier.toString).toBe('function');
+    expect(made).toBe(0);
+    expect(carrier['traceparent']).toBe('made');
+    expect(inspect(carrier)).toBe("TraceContext { traceparent: 'made' }");
+    expect(made).toBe(1);
   });
 
   it('is empty, not failing its reader, when making it throws', () => {

@@ -258,39 +258,51 @@ export class Hooks {
 /** The mark of a carrier made by {@link deferredCarrier} (its own fields are checked when it makes them). */
 const DEFERRED = Symbol('wardrik.deferredCarrier');
 
-/** What a deferred carrier's proxy holds: how to make its fields, and them once made. */
-interface Deferred {
-  make: (() => TraceCarrier | undefined) | undefined;
-  fields: Record<string, string>;
+/**
+ * What a deferred carrier's proxy stands for: an object that gets the carrier's fields when one is
+ * first read (shown as `TraceContext { traceparent: … }` by `console.log` once made, `TraceContext {}`
+ * before: looking does not make it).
+ */
+class TraceContext {
+  #make: (() => TraceCarrier | undefined) | undefined;
+
+  constructor(make: () => TraceCarrier | undefined) {
+    this.#make = make;
+  }
+
+  /** Makes its fields, once (a `make` that throws leaves it empty: telemetry never fails its reader). */
+  static fields(target: TraceContext): TraceContext {
+    const make = target.#make;
+    if (make) {
+      target.#make = undefined;
+      try {
+        Object.assign(target, plain(make()));
+      } catch {
+        // Left empty.
+      }
+    }
+    return target;
+  }
 }
 
-const deferredHandler: ProxyHandler<Deferred> = {
-  get: (target, key) => (key === DEFERRED ? true : typeof key === 'string' ? fieldsOf(target)[key] : undefined),
-  has: (target, key) => typeof key === 'string' && Object.hasOwn(fieldsOf(target), key),
-  ownKeys: (target) => Object.keys(fieldsOf(target)),
-  getOwnPropertyDescriptor: (target, key) => {
-    const fields = fieldsOf(target);
-    return typeof key === 'string' && Object.hasOwn(fields, key)
-      ? { value: fields[key], enumerable: true, configurable: true, writable: false }
-      : undefined;
+/** Whether reading `key` may read a field (not `then`, which `await` looks for, nor what every object has). */
+const isField = (key: string | symbol): key is string =>
+  typeof key === 'string' && key !== 'then' && !(key in Object.prototype);
+
+const deferredHandler: ProxyHandler<TraceContext> = {
+  get: (target, key) => {
+    if (key === DEFERRED) return true;
+    return Reflect.get(isField(key) ? TraceContext.fields(target) : target, key);
   },
+  has: (target, key) => Reflect.has(isField(key) ? TraceContext.fields(target) : target, key),
+  ownKeys: (target) => Reflect.ownKeys(TraceContext.fields(target)),
+  getOwnPropertyDescriptor: (target, key) =>
+    Reflect.getOwnPropertyDescriptor(isField(key) ? TraceContext.fields(target) : target, key),
   set: () => false,
   defineProperty: () => false,
   deleteProperty: () => false,
+  setPrototypeOf: () => false,
 };
-
-function fieldsOf(target: Deferred): Record<string, string> {
-  const make = target.make;
-  if (make) {
-    target.make = undefined;
-    try {
-      target.fields = plain(make()) ?? {};
-    } catch {
-      // Made by telemetry: its failure leaves the carrier empty, never the reader failing.
-    }
-  }
-  return target.fields;
-}
 
 /**
  * A carrier whose fields `make` makes when one is first read (then never again), for trace
@@ -300,7 +312,7 @@ function fieldsOf(target: Deferred): Record<string, string> {
  * it (`{ ...carrier }`) to keep it where a proxy can't go (`structuredClone`).
  */
 export function deferredCarrier(make: () => TraceCarrier | undefined): TraceCarrier {
-  return new Proxy<Deferred>({ make, fields: {} }, deferredHandler) as unknown as TraceCarrier;
+  return new Proxy(new TraceContext(make), deferredHandler) as unknown as TraceCarrier;
 }
 
 function safely(make: () => TraceCarrier | undefined): TraceCarrier | undefined {
