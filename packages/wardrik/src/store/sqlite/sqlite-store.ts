@@ -69,6 +69,7 @@ import { prepareArtifacts, type SqliteArtifacts } from './sqlite-artifacts.js';
 import { advice, sqliteFailure } from './sqlite-errors.js';
 import { prepareMemories, type SqliteMemories } from './sqlite-memories.js';
 import { prepareSessions, type SqliteSessions } from './sqlite-sessions.js';
+import { type SyncFile, WalSync } from './wal-sync.js';
 
 /** Options of {@link sqliteStore}. */
 export interface SqliteStoreOptions {
@@ -84,6 +85,16 @@ export interface SqliteStoreOptions {
   readonly maxPendingRecords?: number;
   /** How long to wait for another connection's write lock, in ms. Default 5000. */
   readonly busyTimeoutMs?: number;
+  /**
+   * With `synchronous: 'full'`, where the fsync that makes commits durable is made:
+   * `background` (default): commits are made without one and the `-wal` file is fsynced on the
+   * thread pool (see `WalSync`) before durable writes resolve, so the event loop goes on serving
+   * meanwhile; `inline`: SQLite's own `FULL`, an fsync inside each commit, blocking the event
+   * loop (kept for comparison in benchmarks).
+   */
+  readonly fsync?: 'background' | 'inline';
+  /** For tests: how the background fsync reaches the disk (default `fs.fdatasync`). */
+  readonly syncFile?: SyncFile;
 }
 
 /** Counters for tests and benchmarks. */
@@ -92,6 +103,8 @@ export interface SqliteStoreStats {
   readonly flushes: number;
   /** Journal records committed. */
   readonly recordsWritten: number;
+  /** Background fsyncs of the `-wal` file finished (0 unless `fsync: 'background'`). */
+  readonly syncs: number;
 }
 
 type RunRecordColumns = Pick<RecordColumns, 'seq' | 'record'>;
@@ -216,8 +229,14 @@ export class SqliteStore implements Store {
    */
   private readonly workerStore = new ProcessWorkerStore({ check: () => this.checkUsable() });
   private closed = false;
+  private closing: Promise<void> | undefined;
   private flushes = 0;
   private recordsWritten = 0;
+  /** Makes commits durable off the event loop (file databases at `synchronous: 'full'`, `fsync: 'background'`). */
+  private readonly walSync: WalSync | undefined;
+  /** Commits made, and how many of them a finished background fsync covers. */
+  private commits = 0;
+  private syncedCommits = 0;
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.path = path;
@@ -228,6 +247,11 @@ export class SqliteStore implements Store {
       throw new StoreError(`synchronous must be 'full' or 'normal', got ${String(synchronous)}`);
     }
     const inMemory = path === ':memory:' || path === '';
+    const fsync = options.fsync ?? 'background';
+    if (fsync !== 'background' && fsync !== 'inline') {
+      throw new StoreError(`fsync must be 'background' or 'inline', got ${String(fsync)}`);
+    }
+    const background = synchronous === 'full' && fsync === 'background' && !inMemory;
     let database: Database.Database | undefined;
     try {
       // Journals can hold private data: a directory made here is the owner's only, and so is a new
@@ -238,7 +262,8 @@ export class SqliteStore implements Store {
       if (created) chmodSync(path, 0o600);
       const mode = database.pragma('journal_mode = WAL', { simple: true });
       if (!inMemory && mode !== 'wal') throw new Error(`it stays in journal_mode ${String(mode)}, not WAL`);
-      database.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+      // In the background mode SQLite commits at NORMAL and `WalSync` adds FULL's fsync off the loop.
+      database.pragma(`synchronous = ${synchronous === 'full' && !background ? 'FULL' : 'NORMAL'}`);
     } catch (cause) {
       database?.close();
       const code = String((cause as { code?: unknown }).code ?? '');
@@ -250,6 +275,7 @@ export class SqliteStore implements Store {
       );
     }
     this.database = database;
+    this.walSync = background ? new WalSync(path, options.syncFile ? { syncFile: options.syncFile } : {}) : undefined;
   }
 
   /** Creates or upgrades the schema. The other methods do it on first use, so calling it is optional. */
@@ -302,7 +328,9 @@ export class SqliteStore implements Store {
       throw sqliteFailure(this.path, `answering park ${answer.parkId}`, cause);
     }
     this.flushes += 1;
+    this.commits += 1;
     this.recordsWritten += write.records.length;
+    await this.synced();
   }
 
   async claimRun(runId: string, terms: LeaseTerms): Promise<Lease | undefined> {
@@ -311,7 +339,7 @@ export class SqliteStore implements Store {
   }
 
   async claimRuns(terms: LeaseTerms, limit: number, agents?: readonly string[]): Promise<Lease[]> {
-    const ids = this.read('finding runs to drive', (statements) => statements.runsToDrive.all());
+    const ids = await this.read('finding runs to drive', (statements) => statements.runsToDrive.all());
     const claimed: Lease[] = [];
     for (const { id, agent } of ids) {
       if (claimed.length >= limit) break;
@@ -344,13 +372,15 @@ export class SqliteStore implements Store {
     } catch (cause) {
       throw sqliteFailure(this.path, `answering park ${answer.parkId}`, cause);
     }
+    this.commits += 1;
+    await this.synced();
     this.leases.signal({ type: 'requested', runId });
   }
 
   async requestCancel(runId: string, reason: string, at: number): Promise<void> {
     const statements = this.ready();
     if ((await this.getRun(runId)) === undefined) throw new RunNotFoundError(`no run ${JSON.stringify(runId)}`);
-    this.writeNow(`asking run ${runId} to cancel`, () => statements.requestCancel.run(runId, reason, at));
+    await this.writeNow(`asking run ${runId} to cancel`, () => statements.requestCancel.run(runId, reason, at));
     this.leases.signal({ type: 'requested', runId });
   }
 
@@ -419,7 +449,7 @@ export class SqliteStore implements Store {
   }
 
   async getRun(runId: string): Promise<RunRow | undefined> {
-    const row = this.read(`reading run ${runId}`, (statements) => statements.getRun.get(runId));
+    const row = await this.read(`reading run ${runId}`, (statements) => statements.getRun.get(runId));
     return row === undefined ? undefined : runRowFrom(row);
   }
 
@@ -448,23 +478,24 @@ export class SqliteStore implements Store {
     }
     parameters.push(limit ?? -1);
     const sql = `SELECT * FROM runs${where(conditions)} ORDER BY created_at DESC, id DESC LIMIT ?`;
-    return this.read('listing runs', () => this.listStatement(sql).all(...parameters) as RunColumns[]).map(runRowFrom);
+    const rows = await this.read('listing runs', () => this.listStatement(sql).all(...parameters) as RunColumns[]);
+    return rows.map(runRowFrom);
   }
 
   async loadJournal(runId: string, afterSeq?: number): Promise<StoredRecord[]> {
-    const rows = this.read(`reading the journal of run ${runId}`, (statements) =>
+    const rows = await this.read(`reading the journal of run ${runId}`, (statements) =>
       statements.loadJournal.all(runId, afterSeq ?? Number.MIN_SAFE_INTEGER),
     );
     return rows.map((row) => storedRecordFrom(runId, row));
   }
 
   async lastSeq(runId: string): Promise<number> {
-    const row = this.read(`reading the journal of run ${runId}`, (statements) => statements.lastSeq.get(runId));
+    const row = await this.read(`reading the journal of run ${runId}`, (statements) => statements.lastSeq.get(runId));
     return row?.seq ?? 0;
   }
 
   async getPark(parkId: string): Promise<ParkRow | undefined> {
-    const row = this.read(`reading park ${parkId}`, (statements) => statements.getPark.get(parkId));
+    const row = await this.read(`reading park ${parkId}`, (statements) => statements.getPark.get(parkId));
     return row === undefined ? undefined : parkRowFrom(row);
   }
 
@@ -501,21 +532,20 @@ export class SqliteStore implements Store {
     parameters.push(limit ?? -1);
     const order = newest ? 'created_at DESC, id DESC' : 'created_at, id';
     const sql = `SELECT * FROM parks${where(conditions)} ORDER BY ${order} LIMIT ?`;
-    return this.read('listing parks', () => this.listStatement(sql).all(...parameters) as ParkColumns[]).map(
-      parkRowFrom,
-    );
+    const rows = await this.read('listing parks', () => this.listStatement(sql).all(...parameters) as ParkColumns[]);
+    return rows.map(parkRowFrom);
   }
 
   async putPrincipal(principal: Principal): Promise<void> {
     const statements = this.ready();
     const columns = principalColumns(principal);
-    this.writeNow(`writing principal ${columns.id}`, () => statements.putPrincipal.immediate(columns));
+    await this.writeNow(`writing principal ${columns.id}`, () => statements.putPrincipal.immediate(columns));
   }
 
   async putAllowance(allowance: Allowance): Promise<void> {
     const database = this.database;
     this.ready();
-    this.writeNow(`writing the allowance of ${allowance.tool} for ${allowance.agent}`, () => {
+    await this.writeNow(`writing the allowance of ${allowance.tool} for ${allowance.agent}`, () => {
       database
         .prepare(
           'INSERT INTO allowances (agent, tool, decided_by, decided_at, park_id) VALUES (?, ?, ?, ?, ?) ON CONFLICT (agent, tool) DO UPDATE SET decided_by = excluded.decided_by, decided_at = excluded.decided_at, park_id = excluded.park_id',
@@ -526,9 +556,9 @@ export class SqliteStore implements Store {
 
   async listAllowances(): Promise<Allowance[]> {
     this.ready();
-    const rows = this.read('listing standing decisions', () =>
+    const rows = (await this.read('listing standing decisions', () =>
       this.database.prepare('SELECT * FROM allowances ORDER BY agent, tool').all(),
-    ) as Array<{
+    )) as Array<{
       agent: string;
       tool: string;
       decided_by: string;
@@ -556,7 +586,7 @@ export class SqliteStore implements Store {
   async putToken(token: TokenInfo & { readonly hash: string }): Promise<void> {
     const statements = this.ready();
     const columns = tokenColumns(token);
-    this.writeNow(`writing token ${columns.id}`, () => statements.putToken.immediate(columns));
+    await this.writeNow(`writing token ${columns.id}`, () => statements.putToken.immediate(columns));
   }
 
   async findTokenByHash(hash: string): Promise<(TokenInfo & { hash: string; principal: Principal }) | undefined> {
@@ -577,7 +607,7 @@ export class SqliteStore implements Store {
     const statements = this.ready();
     if (!Number.isSafeInteger(at)) throw new StoreError(`token ${id}: revokedAt must be an integer time in ms`);
     let changes = 0;
-    this.writeNow(`revoking token ${id}`, () => {
+    await this.writeNow(`revoking token ${id}`, () => {
       changes = statements.revokeToken.run(at, id).changes;
     });
     return changes > 0;
@@ -590,17 +620,29 @@ export class SqliteStore implements Store {
     return rows.map(tokenInfoFrom);
   }
 
-  /** Flushes what is queued, then closes the file. Calling it again does nothing. */
+  /** Flushes what is queued, then closes the file once it is on disk. Calling it again does nothing. */
   async close(): Promise<void> {
-    if (this.closed) return;
+    if (this.closing) return this.closing.catch(() => {});
+    this.closing = this.closeOnce();
+    return this.closing;
+  }
+
+  private async closeOnce(): Promise<void> {
     let failure: unknown;
     try {
       this.flushQueue();
     } catch (error) {
       failure = error;
     }
-    this.closed = true;
+    this.closed = true; // from here on, calls are refused
     this.cancelScheduledFlush();
+    try {
+      // A failed store has nothing more to make durable: it only lets its file go.
+      if (this.failure === undefined) await this.synced();
+    } catch (error) {
+      failure ??= error;
+    }
+    await this.walSync?.close();
     this.database.close();
     this.runtimeLock?.release();
     this.runtimeLock = undefined;
@@ -609,7 +651,7 @@ export class SqliteStore implements Store {
 
   /** How many write transactions committed, and how many journal records they held. */
   stats(): SqliteStoreStats {
-    return { flushes: this.flushes, recordsWritten: this.recordsWritten };
+    return { flushes: this.flushes, recordsWritten: this.recordsWritten, syncs: this.walSync?.syncs ?? 0 };
   }
 
   onFailure(listener: (error: StoreError) => void): () => void {
@@ -684,8 +726,8 @@ export class SqliteStore implements Store {
 
   async loadState(scopes: readonly StateScopeId[]): Promise<StoredStateValue[]> {
     // Every run reads its state once: without state writes queued, it need not commit the queue first.
-    const read = this.queuedStateWrites > 0 ? this.read.bind(this) : this.readNow.bind(this);
-    return read('reading state', (statements) => statements.sessions.loadState(scopes));
+    const query = (statements: Statements) => statements.sessions.loadState(scopes);
+    return this.queuedStateWrites > 0 ? this.read('reading state', query) : this.readNow('reading state', query);
   }
 
   editState(edit: StateEdit): Promise<void> {
@@ -756,7 +798,7 @@ export class SqliteStore implements Store {
   private async writeNowResult<T>(what: string, commit: (statements: Statements) => T): Promise<T> {
     const statements = this.ready();
     let result: T | undefined;
-    this.writeNow(what, () => {
+    await this.writeNow(what, () => {
       result = commit(statements);
     });
     return result as T;
@@ -779,24 +821,57 @@ export class SqliteStore implements Store {
    * Runs a small write of its own, durably, after the queue: what was written before it is on
    * disk first. A failure of the write itself (a constraint) leaves the store usable.
    */
-  private writeNow(what: string, commit: () => void): void {
+  private async writeNow(what: string, commit: () => void): Promise<void> {
     this.flushQueue();
     try {
       commit();
     } catch (cause) {
       throw sqliteFailure(this.path, what, cause);
     }
+    this.commits += 1;
+    await this.synced();
   }
 
-  /** Runs a read after flushing the queue (reads see every write made before them). */
-  private read<T>(what: string, query: (statements: Statements) => T): T {
+  /**
+   * Runs a read after committing the queue (reads see every write made before them), and resolves
+   * once what it read is on disk: nothing a read returns can be lost to a power loss afterwards.
+   */
+  private async read<T>(what: string, query: (statements: Statements) => T): Promise<T> {
     const statements = this.ready();
     this.flushQueue();
+    let result: T;
     try {
-      return query(statements);
+      result = query(statements);
     } catch (cause) {
       throw sqliteFailure(this.path, what, cause);
     }
+    await this.synced();
+    return result;
+  }
+
+  /**
+   * Resolves once every commit made so far is on disk: at once unless commits wait for a background
+   * fsync. A failed fsync fails the store (what was acknowledged as non-durable may be lost).
+   */
+  private synced(): Promise<void> {
+    const walSync = this.walSync;
+    const upTo = this.commits;
+    if (walSync === undefined || this.syncedCommits >= upTo) return Promise.resolve();
+    return walSync.sync().then(
+      () => {
+        if (upTo > this.syncedCommits) this.syncedCommits = upTo;
+      },
+      (cause: unknown) => {
+        const code = String((cause as { code?: unknown }).code ?? '');
+        const error = new StoreError(
+          `syncing ${this.path}-wal to disk failed, so writes since the last sync may be lost, including ` +
+            `any already acknowledged as non-durable: ${(cause as Error).message}${advice(code, this.path)}`,
+          { cause },
+        );
+        this.fail(error);
+        throw this.failure ?? error;
+      },
+    );
   }
 
   /** Runs a read that need not wait for queued run writes (principals and tokens). */
@@ -862,9 +937,20 @@ export class SqliteStore implements Store {
       throw error;
     }
     this.flushes += 1;
+    this.commits += 1;
     this.recordsWritten += records;
-    if (began !== 0) tellCommit(this.commitListeners, performance.now() - began, writes);
-    batch?.resolve();
+    if (batch === undefined) {
+      if (began !== 0) tellCommit(this.commitListeners, performance.now() - began, writes);
+      return;
+    }
+    // Durable writes are acknowledged once on disk: the commit's fsync, when made in the background, included.
+    this.synced().then(
+      () => {
+        if (began !== 0) tellCommit(this.commitListeners, performance.now() - began, writes);
+        batch.resolve();
+      },
+      (error: StoreError) => batch.reject(error),
+    );
   }
 }
 
