@@ -53,11 +53,12 @@ import {
   toolCallback,
 } from './callbacks.js';
 import { type EventHub, recordEvent } from './events.js';
+import { nextTurnIfSliceOver } from './fair-share.js';
 import type { AttemptOutcome, CallOutcome, Hooks } from './hooks.js';
 import { renderInstructions } from './instructions.js';
-import { onAbort } from './on-abort.js';
 import { parkHash } from './park-hash.js';
 import { callFacts, type Decision, decide, type Policy } from './policy.js';
+import { RunAbort } from './run-abort.js';
 import { StateValues, storedWrites } from './state-values.js';
 import { journaledArguments, storableAnswer } from './storable.js';
 import { type OfferedTools, type ResolveInput, ToolResolver } from './tool-resolver.js';
@@ -122,7 +123,8 @@ export class RunDriver {
   lease: Lease | undefined;
   /** The cancel being acted on was requested by another node (its end clears the request). */
   #cancelRequested = false;
-  readonly #controller = new AbortController();
+  /** Stops the run: a cancel, or the process shutting down (`shutdown`). */
+  readonly #abort = new RunAbort();
   #cancelReason: string | undefined;
   #tools: ToolResolver;
   /** The run's state values, loaded from the store once per driver. */
@@ -166,7 +168,7 @@ export class RunDriver {
     try {
       for (;;) {
         if (this.#stopping()) return 'stopped';
-        if (this.#controller.signal.aborted) return await this.#end('cancelled', { error: this.#cancelReason });
+        if (this.#abort.aborted) return await this.#end('cancelled', { error: this.#cancelReason });
         if (this.state.truncated) return await this.#end('failed', { error: truncatedError(this.state.steps) });
         const pending = this.state.calls.filter((call) => call.status !== 'answered');
         if (pending.length > 0) {
@@ -190,6 +192,11 @@ export class RunDriver {
           });
         }
         if (this.#agent.name !== this.state.activeAgent) this.#switchTo(this.state.activeAgent);
+        const turn = nextTurnIfSliceOver(); // let HTTP, workers and timers in now and then
+        if (turn) {
+          await turn;
+          continue; // a cancel or a stop may have come meanwhile
+        }
         const prepared = await this.#prepareStep();
         const generated = await this.#generate(prepared);
         if (generated === undefined) continue;
@@ -236,7 +243,7 @@ export class RunDriver {
       if (thrown instanceof RunFailure || thrown instanceof CallbackFailure) {
         return await this.#end('failed', { error: thrown.message });
       }
-      if (this.#controller.signal.aborted) return await this.#end('cancelled', { error: this.#cancelReason });
+      if (this.#abort.aborted) return await this.#end('cancelled', { error: this.#cancelReason });
       return await this.#end('failed', { error: `internal error: ${describeReason(thrown)}` });
     }
   }
@@ -247,7 +254,7 @@ export class RunDriver {
    * the run parks is never left with nobody driving the run).
    */
   get mustGoOn(): boolean {
-    return !this.ended && (this.state.openParks === 0 || this.#controller.signal.aborted);
+    return !this.ended && (this.state.openParks === 0 || this.#abort.aborted);
   }
 
   /**
@@ -257,7 +264,7 @@ export class RunDriver {
   async cancel(reason: string, options: { requested?: boolean } = {}): Promise<void> {
     this.#cancelReason = reason;
     if (options.requested) this.#cancelRequested = true;
-    this.#controller.abort(new Error(reason));
+    this.#abort.abort(new Error(reason));
   }
 
   /** Ends a run that is not being driven (it is parked) as cancelled. */
@@ -279,7 +286,7 @@ export class RunDriver {
 
   /** Stops driving without writing anything: the process is shutting down, and recovery will go on. */
   stop(): void {
-    this.#controller.abort(shutdown);
+    this.#abort.abort(shutdown);
   }
 
   /**
@@ -362,7 +369,7 @@ export class RunDriver {
   }
 
   #stopping(): boolean {
-    return this.#controller.signal.reason === shutdown;
+    return this.#abort.reason === shutdown;
   }
 
   async #runPending(pending: CallState[]): Promise<void> {
@@ -397,14 +404,9 @@ export class RunDriver {
     let tool = this.#tools.find(call.name);
     if (tool && !resumed && isStandIn(tool)) {
       // No worker offers it right now: wait for one before judging the call by its annotations.
-      tool = await this.#deps.workers?.awaitTool(
-        this.#agent.name,
-        this.#agent.workers,
-        call.name,
-        this.#controller.signal,
-      );
+      tool = await this.#deps.workers?.awaitTool(this.#agent.name, this.#agent.workers, call.name, this.#abort.signal);
       if (this.#stopping()) return;
-      if (this.#controller.signal.aborted) {
+      if (this.#abort.aborted) {
         await this.#write([this.#answered(call, error('the run was cancelled', { code: 'cancelled' }))], false);
         return;
       }
@@ -500,7 +502,7 @@ export class RunDriver {
         ...(traceContext ? { traceContext } : {}),
         labels: this.state.labels,
         ...(call.approval ? { approval: call.approval } : {}),
-        runSignal: this.#controller.signal,
+        run: this.#abort,
         onProgress: (progress) => this.#emitProgress(call, progress),
         ...(this.state.sessionId === undefined ? {} : { sessionId: this.state.sessionId }),
         state: values,
@@ -546,10 +548,8 @@ export class RunDriver {
         return;
       }
       if (retryable && tries < attempts) {
-        await sleep(backoffDelay({ attempts, baseDelayMs, maxDelayMs }, tries), this.#controller.signal).catch(
-          () => {},
-        );
-        if (this.#controller.signal.aborted) {
+        await sleep(backoffDelay({ attempts, baseDelayMs, maxDelayMs }, tries), this.#abort.signal).catch(() => {});
+        if (this.#abort.aborted) {
           if (this.#stopping()) return;
           await this.#write([this.#answered(call, error('the run was cancelled', { code: 'cancelled' }))], false);
           return;
@@ -752,7 +752,7 @@ export class RunDriver {
         principal: this.state.principal,
         labels: [...this.state.labels],
         budget: this.#budgetLeft(),
-        signal: this.#controller.signal,
+        signal: this.#abort.signal,
       });
     };
   }
@@ -805,6 +805,7 @@ export class RunDriver {
   }
 
   #resolveInput(values: StateValues | undefined): ResolveInput {
+    const abort = this.#abort;
     return {
       runId: this.runId,
       principal: this.state.principal,
@@ -812,7 +813,9 @@ export class RunDriver {
       step: this.state.steps + 1,
       labels: this.state.labels,
       state: values ?? NO_STATE,
-      signal: this.#controller.signal,
+      get signal() {
+        return abort.signal; // made only if a toolset asks for it
+      },
     };
   }
 
@@ -998,13 +1001,20 @@ export class RunDriver {
   /** Asks the model, retrying what may be retried. Undefined when the run was cancelled or stopped meanwhile. */
   async #callModel(request: ModelRequest): Promise<ModelResponse | undefined> {
     const { attempts } = this.#deps.modelRetry;
-    const signal = this.#controller.signal;
+    const abort = this.#abort;
     const step = request.step;
     const hub = this.#deps.hub;
     const onTextDelta = (delta: string) => {
       if (hub.hasListeners(this.runId)) {
         hub.emit({ type: 'text-delta', runId: this.runId, seq: this.state.lastSeq, step, delta });
       }
+    };
+    // A model that answers at once never looks at the signal: it is made only if one does.
+    const options = {
+      get signal() {
+        return abort.signal;
+      },
+      onTextDelta,
     };
     const hooks = this.#deps.hooks;
     const model = this.#agent.model.id;
@@ -1014,7 +1024,7 @@ export class RunDriver {
         hooks.emit('model-call-started', { ...this.#hookBase(), step, model, attempt: tries });
       }
       try {
-        const response = await raceAbort(this.#agent.model.generate(request, { signal, onTextDelta }), signal);
+        const response = await raceAbort(this.#agent.model.generate(request, options), abort);
         if (hooks.has('model-call-ended')) {
           hooks.emit('model-call-ended', {
             ...this.#hookBase(),
@@ -1032,7 +1042,7 @@ export class RunDriver {
       } catch (thrown) {
         if (hooks.has('model-call-ended')) {
           const retrying =
-            !signal.aborted &&
+            !abort.aborted &&
             !(thrown instanceof WorkflowStopped) &&
             !(ModelError.isInstance(thrown) && !(thrown as ModelError).retryable) &&
             tries < attempts;
@@ -1042,11 +1052,11 @@ export class RunDriver {
             model,
             attempt: tries,
             durationMs: performance.now() - began,
-            error: signal.aborted ? 'cancelled' : describeReason(thrown),
+            error: abort.aborted ? 'cancelled' : describeReason(thrown),
             retrying,
           });
         }
-        if (signal.aborted) return undefined;
+        if (abort.aborted) return undefined;
         if (thrown instanceof WorkflowStopped) throw new RunFailure(thrown.message);
         if (ModelError.isInstance(thrown) && !(thrown as ModelError).retryable) {
           throw new RunFailure(`the model failed: ${describeReason(thrown)}`);
@@ -1066,7 +1076,7 @@ export class RunDriver {
             error: describeReason(thrown),
           });
         }
-        await sleep(delay, signal).catch(() => {});
+        await sleep(delay, abort.signal).catch(() => {});
       }
     }
   }
@@ -1186,10 +1196,10 @@ function usageMeasures(response: ModelResponse): Record<string, number> {
   return addMeasures(measures, response.measures);
 }
 
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
+function raceAbort<T>(promise: Promise<T>, abort: RunAbort): Promise<T> {
+  if (abort.aborted) return Promise.reject(abort.reason);
   return new Promise<T>((resolve, reject) => {
-    const stopWaiting = onAbort(signal, () => reject(signal.reason));
+    const stopWaiting = abort.onAbort(() => reject(abort.reason));
     promise.then(
       (value) => {
         stopWaiting();
