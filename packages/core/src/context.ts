@@ -130,7 +130,11 @@ export interface ContextOptions {
   readonly state?: StateSource;
   /** Why the call may not write `key`, or undefined when it may. */
   readonly stateWriteRefusal?: (key: string) => string | undefined;
-  readonly signal?: AbortSignal;
+  /**
+   * Aborted when the call should stop. A function is called when a tool first reads
+   * `context.signal` (a runtime need not make a signal for tools that never look at it).
+   */
+  readonly signal?: AbortSignal | (() => AbortSignal);
   /** The labels the run already carries. */
   readonly labels?: readonly Label[];
   /** Private values by owning module. */
@@ -165,8 +169,8 @@ export class CallContext implements ToolContext {
   readonly state: StateView;
   readonly callId: string;
   readonly idempotencyKey: string;
-  readonly signal: AbortSignal;
   readonly approval?: Approval;
+  #signal: AbortSignal | (() => AbortSignal);
   #measures: Measures = {};
   #runLabels: readonly Label[];
   #added: Label[] = [];
@@ -190,7 +194,7 @@ export class CallContext implements ToolContext {
     });
     this.callId = options.callId;
     this.idempotencyKey = options.idempotencyKey;
-    this.signal = options.signal ?? neverAborted;
+    this.#signal = options.signal ?? neverAborted;
     this.#runLabels = options.labels ?? [];
     this.#privates = new Map(options.privates);
     if (options.approval) this.approval = options.approval;
@@ -210,6 +214,11 @@ export class CallContext implements ToolContext {
 
   get agentName(): string {
     return this.agent;
+  }
+
+  get signal(): AbortSignal {
+    if (typeof this.#signal === 'function') this.#signal = this.#signal();
+    return this.#signal;
   }
 
   /** The state writes this call made, one per key. */

@@ -15,7 +15,7 @@ import {
   type StateSource,
   type Tool,
 } from '@wardrik/core';
-import { onAbort } from './on-abort.js';
+import type { RunAbort } from './run-abort.js';
 
 /** How one try of a call came out. */
 export type Attempt =
@@ -35,8 +35,8 @@ export interface AttemptInput {
   readonly idempotencyKey: string;
   readonly labels: readonly Label[];
   readonly approval?: Approval;
-  /** The run's signal: aborted when the run is cancelled or the process shuts down. */
-  readonly runSignal: AbortSignal;
+  /** Stops the call when the run is cancelled or the process shuts down; its signal is the tool's. */
+  readonly run: RunAbort;
   /** Receives the call's progress reports. */
   readonly onProgress?: (progress: Progress) => void;
   readonly sessionId?: string;
@@ -85,7 +85,8 @@ export async function attemptCall(input: AttemptInput): Promise<Attempt> {
     principal: input.principal,
     callId: input.callId,
     idempotencyKey: input.idempotencyKey,
-    signal: controller ? AbortSignal.any([input.runSignal, controller.signal]) : input.runSignal,
+    // Made when the tool first looks at it: most tools never do.
+    signal: controller ? () => AbortSignal.any([input.run.signal, controller.signal]) : () => input.run.signal,
     labels: input.labels,
     ...(input.approval ? { approval: input.approval } : {}),
     ...(input.onProgress ? { onProgress: input.onProgress } : {}),
@@ -108,8 +109,8 @@ export async function attemptCall(input: AttemptInput): Promise<Attempt> {
   );
   let stopWaiting: (() => void) | undefined;
   const cancelled = new Promise<Attempt>((resolve) => {
-    if (input.runSignal.aborted) resolve({ kind: 'cancelled' });
-    else stopWaiting = onAbort(input.runSignal, () => resolve({ kind: 'cancelled' }));
+    if (input.run.aborted) resolve({ kind: 'cancelled' });
+    else stopWaiting = input.run.onAbort(() => resolve({ kind: 'cancelled' }));
   });
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<Attempt>((resolve) => {
