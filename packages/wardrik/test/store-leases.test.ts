@@ -92,7 +92,8 @@ describe.each(storeFactories)('$name: leases and requests', ({ open, leasesExpir
   it.runIf(leasesExpire)(
     'a lease that expires is taken over by another node; the old holder renews nothing and cannot write',
     async () => {
-      const short = { node: 'node-a', leaseMs: 50 };
+      // Long enough that a busy machine can't let it expire between the claim and the renewal.
+      const short = { node: 'node-a', leaseMs: 1_000 };
       const lease = await createRun('r1', short);
       expect(await store.renewLeases(short)).toEqual(new Set(['r1']));
       let taken: Lease | undefined;
