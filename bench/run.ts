@@ -14,6 +14,7 @@ const benches: Record<string, () => Promise<{ main: () => Promise<unknown> }>> =
   console: () => import('./console.ts'),
   peers: () => import('./peers.ts'),
   telemetry: () => import('./telemetry.ts'),
+  responsiveness: () => import('./responsiveness.ts'),
 };
 
 const filter = process.argv[2];

@@ -201,6 +201,36 @@ async function perStep(): Promise<void> {
   table('Per step of a sequential run of 10 calls (run time ÷ 10, start and end barriers included)', rows);
 }
 
+/**
+ * What a run costs beyond its steps (issue 18, item 2): on the in-memory store, the cost per step of
+ * a run of one call (two model steps: start, call, end) next to a step in the middle of a long run
+ * (the time between consecutive model steps, steps 50–150 of a 200-call run).
+ */
+export async function fixedCost(): Promise<void> {
+  const rows: Record<string, string>[] = [];
+  for (let round = 0; round < 3; round++) {
+    const short = await runtime(memoryStore(), [
+      { name: 'bench', instructions: '', model: callingModel('lookup', 1), tools: [readOnlyTool] },
+    ]);
+    for (let warm = 0; warm < 2_000; warm++) await short.run('bench', 'go');
+    const runs = 5_000;
+    const start = performance.now();
+    for (let index = 0; index < runs; index++) await short.run('bench', 'go');
+    const perStep = ((performance.now() - start) * 1000) / runs / 2;
+    await short.close();
+    const middle: number[] = [];
+    for (let long = 0; long < 5; long++) middle.push(...(await stepTimes(memoryStore(), 'lookup', 200)).slice(50, 150));
+    const mid = median(middle);
+    rows.push({
+      round: String(round + 1),
+      '1-call run, per step': us(perStep),
+      'mid-run step (p50)': us(mid),
+      'ratio (target ≤ 2×)': `${(perStep / mid).toFixed(2)}×`,
+    });
+  }
+  table('Fixed cost of a run, in-memory store: a 1-call run per step, next to a step in the middle of a run', rows);
+}
+
 async function throughput(): Promise<void> {
   const rows: Record<string, string>[] = [];
   for (const sync of ['full', 'normal'] as const) {
@@ -437,6 +467,7 @@ export async function main(): Promise<void> {
   console.log(`\n## Durable runs (Node ${process.version}, ${(await import('node:os')).cpus().length} cores)`);
   await journaledCallLatency();
   await perStep();
+  await fixedCost();
   await throughput();
   await stepCostByLength();
   await recovery();
