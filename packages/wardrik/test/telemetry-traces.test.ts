@@ -236,12 +236,6 @@ describe('attempt spans', () => {
     ]);
     expect(attempts.every((span) => parentOf(span) === idOf(call))).toBe(true);
     expect(attempts[0]?.status.code).toBe(2); // ERROR
-    // The failed attempt's span covers the attempt itself: it began after its call, and ended before the next began.
-    const [first, second] = attempts as [ReadableSpan, ReadableSpan];
-    const at = (time: readonly [number, number]) => time[0] * 1e9 + time[1];
-    expect(at(first.startTime)).toBeGreaterThanOrEqual(at(call.startTime));
-    expect(at(first.endTime)).toBeLessThanOrEqual(at(second.startTime));
-
     const read = only(all, 'attempt reader');
     expect(parentOf(read)).toBe(idOf(only(all, 'execute_tool reader')));
     const traceparent = `00-${traceOf(read)}-${idOf(read)}-01`;

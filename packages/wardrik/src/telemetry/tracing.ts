@@ -188,19 +188,16 @@ export function enableTracing(wardrik: { readonly hooks: Hooks }, options: Traci
     call.spans = true;
     call.context ??= trace.setSpan(ROOT_CONTEXT, call.span);
     const started = attempt.started;
-    const attributes: Attributes = {
-      'gen_ai.tool.name': started.tool,
-      'gen_ai.tool.call.id': started.callId,
-      'wardrik.run.id': started.runId,
-      'wardrik.attempt': started.attempt,
-      'wardrik.call.repeatable': started.repeatable,
-      'wardrik.call.idempotency_key': started.idempotencyKey,
-    };
     const span = tracer.startSpan(
       `attempt ${started.tool}`,
-      { kind: SpanKind.CLIENT, attributes, startTime: attempt.began },
+      { kind: SpanKind.CLIENT, attributes: { 'gen_ai.tool.name': started.tool }, startTime: attempt.began },
       call.context,
     );
+    span.setAttribute('gen_ai.tool.call.id', started.callId);
+    span.setAttribute('wardrik.run.id', started.runId);
+    span.setAttribute('wardrik.attempt', started.attempt);
+    span.setAttribute('wardrik.call.repeatable', started.repeatable);
+    span.setAttribute('wardrik.call.idempotency_key', started.idempotencyKey);
     attempt.span = span;
     if (attempt.ended) endAttempt(span, attempt.ended.event, attempt.ended.at);
     else if (attempt.interrupted !== undefined) {
@@ -221,24 +218,25 @@ export function enableTracing(wardrik: { readonly hooks: Hooks }, options: Traci
     stretch: Stretch,
     event: { runId: string; callId: string; tool: string; step: number; arguments?: unknown },
   ): CallTrace => {
-    const attributes: Attributes = {
-      'gen_ai.operation.name': 'execute_tool',
-      'gen_ai.tool.name': event.tool,
-      'gen_ai.tool.call.id': event.callId,
-      'wardrik.run.id': event.runId,
-      'wardrik.step': event.step,
-    };
-    if (content && event.arguments !== undefined) {
-      attributes['gen_ai.tool.call.arguments'] = JSON.stringify(event.arguments);
-    }
     const span = tracer.startSpan(
       `execute_tool ${event.tool}`,
-      { kind: SpanKind.INTERNAL, attributes },
+      {
+        kind: SpanKind.INTERNAL,
+        attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': event.tool },
+      },
       stretch.context,
     );
+    span.setAttribute('gen_ai.tool.call.id', event.callId);
+    span.setAttribute('wardrik.run.id', event.runId);
+    span.setAttribute('wardrik.step', event.step);
+    if (content && event.arguments !== undefined) {
+      span.setAttribute('gen_ai.tool.call.arguments', JSON.stringify(event.arguments));
+    }
     return { span, context: undefined, attempts: 0, spans: false, attempt: undefined };
   };
 
+  // Spans get at their start what a sampler may decide on (the GenAI operation, model or tool), the
+  // rest one by one after: the SDK checks start attributes twice more than those set later.
   const listeners: { [K in HookName]?: (event: HookEvents[K]) => void } = {
     'run-started': (event) => {
       const stretch = stretches.get(event.runId) ?? open(event.runId, event.agent, journaled(event.trace), false);
@@ -273,14 +271,14 @@ export function enableTracing(wardrik: { readonly hooks: Hooks }, options: Traci
     'model-call-started': (event) => {
       const stretch = stretchOf(event);
       if (!stretch.recording) return;
-      const attributes: Attributes = {
-        'gen_ai.operation.name': 'chat',
-        'gen_ai.request.model': event.model,
-        'wardrik.run.id': event.runId,
-        'wardrik.step': event.step,
-        'wardrik.attempt': event.attempt,
-      };
-      const span = tracer.startSpan(`chat ${event.model}`, { kind: SpanKind.CLIENT, attributes }, stretch.context);
+      const span = tracer.startSpan(
+        `chat ${event.model}`,
+        { kind: SpanKind.CLIENT, attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': event.model } },
+        stretch.context,
+      );
+      span.setAttribute('wardrik.run.id', event.runId);
+      span.setAttribute('wardrik.step', event.step);
+      span.setAttribute('wardrik.attempt', event.attempt);
       stretch.models.set(`${event.step}#${event.attempt}`, span);
     },
     'model-call-ended': (event) => {
