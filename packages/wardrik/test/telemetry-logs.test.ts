@@ -9,9 +9,12 @@
 import { copyFileSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { ok, tool } from '@wardrik/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../src/index.js';
+import { createLogger, defineAgent, logRuntime, type Wardrik } from '../src/index.js';
+import { ScriptedModel } from '../src/testing/index.js';
 import { buildCli, type Spawned, startServe, stopServe, tmpRoot } from './cli-process.js';
+import { openWardrik, tempDbPath } from './helpers.js';
 import { FIXTURES, SLOW, until, WorkerProcess } from './workers-env.js';
 
 const METRICS_TOKEN = 'metrics-secret-0123456789';
@@ -176,5 +179,60 @@ describe('createLogger', () => {
     ]) {
       expect(all).not.toContain(secret);
     }
+  });
+});
+
+describe('logRuntime', () => {
+  let wardrik: Wardrik | undefined;
+  afterAll(async () => {
+    await wardrik?.close();
+  });
+
+  it('writes a line for each call at debug only, following the logger’s level as it changes; stops when told', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const destination = new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    const lookup = tool({
+      name: 'lookup',
+      description: 'Looks up.',
+      schema: {},
+      annotations: { readOnly: true },
+      run: () => ok('found'),
+    });
+    const agent = defineAgent({
+      name: 'leveled',
+      instructions: '',
+      tools: [lookup],
+      model: new ScriptedModel((request) =>
+        request.step === 1 ? { toolCalls: [{ name: 'lookup', arguments: {} }] } : { text: 'done' },
+      ),
+    });
+    wardrik = await openWardrik(tempDbPath(), [agent]);
+    const logger = createLogger({ level: 'info', destination });
+    const stop = logRuntime(wardrik, logger);
+    const messagesOf = (runId: string) => lines.filter((line) => line['runId'] === runId).map((line) => line['msg']);
+
+    const quiet = await wardrik.run('leveled', 'go');
+    expect(messagesOf(quiet.runId)).toEqual(['run started', 'run ended']);
+    logger.level = 'debug';
+    const told = await wardrik.run('leveled', 'go');
+    expect(messagesOf(told.runId)).toEqual([
+      'run started',
+      'model call',
+      'call attempt',
+      'call settled',
+      'model call',
+      'run ended',
+    ]);
+    logger.level = 'info';
+    const again = await wardrik.run('leveled', 'go');
+    expect(messagesOf(again.runId)).toEqual(['run started', 'run ended']);
+    stop();
+    const after = await wardrik.run('leveled', 'go');
+    expect(messagesOf(after.runId)).toEqual([]);
   });
 });

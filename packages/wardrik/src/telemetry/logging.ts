@@ -131,6 +131,12 @@ function scrubFields(fields: Record<string, unknown>, scrub: (text: string) => s
  * ```
  */
 export function logRuntime(wardrik: { readonly hooks: Hooks }, logger: Logger): () => void {
+  // Asked at every step (is a call worth a line?): kept, and asked again when the level changes.
+  let debug = logger.isLevelEnabled('debug');
+  const levelChanged = () => {
+    debug = logger.isLevelEnabled('debug');
+  };
+  logger.on('level-change', levelChanged);
   // Each line's fields: a fresh object the listener adds to (made only for lines that are written).
   const run = (event: { runId: string; agent: string; trace?: TraceCarrier }): Record<string, unknown> => {
     const fields: Record<string, unknown> = { runId: event.runId, agent: event.agent };
@@ -201,7 +207,7 @@ export function logRuntime(wardrik: { readonly hooks: Hooks }, logger: Logger): 
     },
     'model-call-ended': (event) => {
       const failed = event.error !== undefined;
-      if (!failed && !logger.isLevelEnabled('debug')) return;
+      if (!failed && !debug) return;
       const line = run(event);
       line['step'] = event.step;
       line['model'] = event.model;
@@ -222,7 +228,7 @@ export function logRuntime(wardrik: { readonly hooks: Hooks }, logger: Logger): 
     },
     'call-attempt-ended': (event) => {
       const failed = event.outcome === 'error' || event.outcome === 'timeout' || event.outcome === 'lost';
-      if (!failed && !logger.isLevelEnabled('debug')) return;
+      if (!failed && !debug) return;
       const line = run(event);
       line['callId'] = event.callId;
       line['tool'] = event.tool;
@@ -235,7 +241,7 @@ export function logRuntime(wardrik: { readonly hooks: Hooks }, logger: Logger): 
     },
     'call-settled': (event) => {
       const level = event.outcome === 'in_doubt' ? 'warn' : event.outcome === 'denied' ? 'info' : 'debug';
-      if (level === 'debug' && !logger.isLevelEnabled('debug')) return;
+      if (level === 'debug' && !debug) return;
       const line = run(event);
       line['callId'] = event.callId;
       line['tool'] = event.tool;
@@ -264,5 +270,6 @@ export function logRuntime(wardrik: { readonly hooks: Hooks }, logger: Logger): 
   );
   return () => {
     for (const stop of stops) stop();
+    logger.off('level-change', levelChanged);
   };
 }
