@@ -60,7 +60,7 @@ async function measure(fsync: 'background' | 'inline', toolName: string): Promis
       ? { toolCalls: [{ name: toolName, arguments: { key: `k${request.step}` } }] }
       : { text: 'done' },
   );
-  const store = sqliteStore(join(mkdtempSync(join(tmpdir(), 'wardrik-bench-')), 'bench.db'), { fsync });
+  const store = sqliteStore(join(mkdtempSync(join(tmpdir(), 'wardrik-bench-')), 'bench.db'), { commits: fsync });
   const wardrik = await createWardrik({
     store,
     agents: [defineAgent({ name: 'bench', instructions: '', model, tools, maxSteps: 200 })],

@@ -171,8 +171,8 @@ describe('SqliteStore at synchronous FULL: the fsync in the background', () => {
     const store = openStore(path, { syncFile: sync.syncFile, flushIntervalMs: 5 });
     await store.migrate();
     await store.write({ runId: 'a', run: row('a'), records: [record('a', 1)] }, { durable: false });
-    await new Promise((resolve) => setTimeout(resolve, 40));
-    expect(committedRecords(path)).toBe(1); // committed by the interval's flush
+    await vi.waitFor(() => expect(committedRecords(path)).toBe(1)); // committed by the interval's flush
+    await new Promise((resolve) => setTimeout(resolve, 30));
     expect(sync.started).toEqual([]);
     sync.free();
   });
@@ -216,19 +216,19 @@ describe('SqliteStore at synchronous FULL: the fsync in the background', () => {
     await expect(store.getRun('a')).rejects.toThrow(/is closed/);
   });
 
-  it("with fsync: 'inline', leaves the fsync to SQLite inside each commit (no background sync)", async () => {
+  it("with commits: 'inline', commits on the event loop with SQLite's own FULL (no background sync)", async () => {
     const path = newPath();
     const sync = heldSync(path);
-    const store = openStore(path, { fsync: 'inline', syncFile: sync.syncFile });
+    const store = openStore(path, { commits: 'inline', syncFile: sync.syncFile });
     await store.migrate();
     await store.write({ runId: 'a', run: row('a'), records: [record('a', 1)] }, { durable: true });
     expect(sync.started).toEqual([]);
     expect(store.stats()).toEqual({ flushes: 1, recordsWritten: 1, syncs: 0 });
   });
 
-  it('refuses an fsync mode it does not know, naming it', () => {
-    expect(() => sqliteStore(newPath(), { fsync: 'sometimes' as never })).toThrow(
-      /fsync must be 'background' or 'inline', got sometimes/,
+  it('refuses a commit mode it does not know, naming it', () => {
+    expect(() => sqliteStore(newPath(), { commits: 'sometimes' as never })).toThrow(
+      /commits must be 'background' or 'inline', got sometimes/,
     );
   });
 });

@@ -637,7 +637,8 @@ describe('SqliteStore', () => {
     void store.write({ runId: 'a', records: [record('a', 3)] }, { durable: false });
     expect(disk.journalCount()).toBe(0);
     void store.write({ runId: 'a', records: [record('a', 4)] }, { durable: false });
-    expect(disk.journalCount()).toBe(4);
+    // At once: not after the minute-long interval (the commit thread makes it in a moment).
+    await vi.waitFor(() => expect(disk.journalCount()).toBe(4), { timeout: 10_000 });
   });
 
   it('commits many concurrent durable writes issued in the same tick in a single flush', async () => {

@@ -44,8 +44,6 @@ export interface SqliteSessions {
   loadState(scopes: readonly StateScopeId[]): StoredStateValue[];
   editState(edit: StateEdit): void;
   listStateEdits(scope: StateScopeId): StoredStateEdit[];
-  /** Applies a run's state writes (inside the transaction that writes its records). */
-  applyState(writes: readonly StateColumns[], at: number, runId: string): void;
 }
 
 /** Prepares the statements of sessions and state (the schema is migrated already). */
@@ -171,7 +169,6 @@ export function prepareSessions(database: Database.Database): SqliteSessions {
         reason: row.reason,
         writes: JSON.parse(row.writes) as ScopedStateWrite[],
       })),
-    applyState: (writes, at, runId) => apply(writes, at, runId),
   };
 }
 

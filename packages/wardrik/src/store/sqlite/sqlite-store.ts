@@ -63,6 +63,7 @@ import type {
   Store,
 } from '../store.js';
 import type { Heartbeat, NodeMessage, OfferList, Pulse, WorkerOffer, WorkerSignal } from '../worker-store.js';
+import { type CommitFailure, CommitThread } from './commit-thread.js';
 import { migrateSqlite } from './migrations.js';
 import { RuntimeLock } from './runtime-lock.js';
 import { prepareArtifacts, type SqliteArtifacts } from './sqlite-artifacts.js';
@@ -70,6 +71,7 @@ import { advice, sqliteFailure } from './sqlite-errors.js';
 import { prepareMemories, type SqliteMemories } from './sqlite-memories.js';
 import { prepareSessions, type SqliteSessions } from './sqlite-sessions.js';
 import { type SyncFile, WalSync } from './wal-sync.js';
+import { prepareWriteStatements, runWriteOps, writeOps } from './write-ops.js';
 
 /** Options of {@link sqliteStore}. */
 export interface SqliteStoreOptions {
@@ -86,13 +88,13 @@ export interface SqliteStoreOptions {
   /** How long to wait for another connection's write lock, in ms. Default 5000. */
   readonly busyTimeoutMs?: number;
   /**
-   * With `synchronous: 'full'`, where the fsync that makes commits durable is made:
-   * `background` (default): commits are made without one and the `-wal` file is fsynced on the
-   * thread pool (see `WalSync`) before durable writes resolve, so the event loop goes on serving
-   * meanwhile; `inline`: SQLite's own `FULL`, an fsync inside each commit, blocking the event
-   * loop (kept for comparison in benchmarks).
+   * Where commits are made. `background` (default, for a database file): group commits by a
+   * worker thread with its own connection (`CommitThread`), and at `synchronous: 'full'` the fsync
+   * that makes them durable on the thread pool (`WalSync`), so the event loop goes on serving
+   * meanwhile. `inline`: on the event loop, with SQLite's own `FULL` (kept for comparison in
+   * benchmarks).
    */
-  readonly fsync?: 'background' | 'inline';
+  readonly commits?: 'background' | 'inline';
   /** For tests: how the background fsync reaches the disk (default `fs.fdatasync`). */
   readonly syncFile?: SyncFile;
 }
@@ -103,7 +105,7 @@ export interface SqliteStoreStats {
   readonly flushes: number;
   /** Journal records committed. */
   readonly recordsWritten: number;
-  /** Background fsyncs of the `-wal` file finished (0 unless `fsync: 'background'`). */
+  /** Background fsyncs of the `-wal` file finished (0 unless commits are made in the background at FULL). */
   readonly syncs: number;
 }
 
@@ -119,12 +121,6 @@ type TokenWithPrincipalColumns = TokenColumns & {
 };
 
 interface Statements {
-  readonly insertRecord: Database.Statement<[string, number, string]>;
-  readonly upsertRun: Database.Statement<[string, string, string, string, number, number, string]>;
-  readonly insertPark: Database.Statement<[string, string, string, number, string, string]>;
-  readonly closePark: Database.Statement<[string, string]>;
-  readonly markRecorded: Database.Statement<[string, string]>;
-  readonly takeCancel: Database.Statement<[string]>;
   readonly markUnrecorded: Database.Statement<[string]>;
   readonly runsToDrive: Database.Statement<[], { id: string; agent: string }>;
   readonly unrecordedAnswers: Database.Statement<
@@ -142,7 +138,7 @@ interface Statements {
   readonly getPark: Database.Statement<[string], ParkColumns>;
   readonly loadJournal: Database.Statement<[string, number], RunRecordColumns>;
   readonly lastSeq: Database.Statement<[string], { seq: number | null }>;
-  readonly flush: Database.Transaction<(writes: readonly SerializedWrite[]) => void>;
+  readonly flush: Database.Transaction<(ops: ReadonlyArray<string | number>) => void>;
   readonly answer: Database.Transaction<(answer: ParkAnswerWrite, decision: string, write: SerializedWrite) => void>;
   readonly getPrincipal: Database.Statement<[string], PrincipalColumns>;
   readonly listPrincipals: Database.Statement<[], PrincipalColumns>;
@@ -232,7 +228,14 @@ export class SqliteStore implements Store {
   private closing: Promise<void> | undefined;
   private flushes = 0;
   private recordsWritten = 0;
-  /** Makes commits durable off the event loop (file databases at `synchronous: 'full'`, `fsync: 'background'`). */
+  /** Whether group commits are made by the commit thread (`commits: 'background'`, a database file). */
+  private readonly background: boolean;
+  private commitThread: CommitThread | undefined;
+  /** The last group commit sent to the commit thread, and how many sent are not done. */
+  private lastFlush: Promise<void> | undefined;
+  private flushesInFlight = 0;
+  private readonly busyTimeoutMs: number;
+  /** Makes commits durable off the event loop (in the background at `synchronous: 'full'`). */
   private readonly walSync: WalSync | undefined;
   /** Commits made, and how many of them a finished background fsync covers. */
   private commits = 0;
@@ -240,6 +243,7 @@ export class SqliteStore implements Store {
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.path = path;
+    this.busyTimeoutMs = options.busyTimeoutMs ?? 5000;
     this.flushIntervalMs = options.flushIntervalMs ?? 20;
     this.maxPendingRecords = options.maxPendingRecords ?? 5000;
     const synchronous = options.synchronous ?? 'full';
@@ -247,18 +251,18 @@ export class SqliteStore implements Store {
       throw new StoreError(`synchronous must be 'full' or 'normal', got ${String(synchronous)}`);
     }
     const inMemory = path === ':memory:' || path === '';
-    const fsync = options.fsync ?? 'background';
-    if (fsync !== 'background' && fsync !== 'inline') {
-      throw new StoreError(`fsync must be 'background' or 'inline', got ${String(fsync)}`);
+    const commits = options.commits ?? 'background';
+    if (commits !== 'background' && commits !== 'inline') {
+      throw new StoreError(`commits must be 'background' or 'inline', got ${String(commits)}`);
     }
-    const background = synchronous === 'full' && fsync === 'background' && !inMemory;
+    const background = commits === 'background' && !inMemory;
     let database: Database.Database | undefined;
     try {
       // Journals can hold private data: a directory made here is the owner's only, and so is a new
       // file (SQLite gives its -wal and -shm files the database file's permissions).
       const created = !inMemory && !existsSync(path);
       if (!inMemory) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-      database = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 });
+      database = new Database(path, { timeout: this.busyTimeoutMs });
       if (created) chmodSync(path, 0o600);
       const mode = database.pragma('journal_mode = WAL', { simple: true });
       if (!inMemory && mode !== 'wal') throw new Error(`it stays in journal_mode ${String(mode)}, not WAL`);
@@ -275,7 +279,11 @@ export class SqliteStore implements Store {
       );
     }
     this.database = database;
-    this.walSync = background ? new WalSync(path, options.syncFile ? { syncFile: options.syncFile } : {}) : undefined;
+    this.background = background;
+    this.walSync =
+      background && synchronous === 'full'
+        ? new WalSync(path, options.syncFile ? { syncFile: options.syncFile } : {})
+        : undefined;
   }
 
   /** Creates or upgrades the schema. The other methods do it on first use, so calling it is optional. */
@@ -321,7 +329,7 @@ export class SqliteStore implements Store {
     const write = serializeWrite(answer.write);
     if (write.lease) this.leases.check(write.lease);
     const decision = JSON.stringify(answer.decision);
-    this.flushQueue();
+    await this.drain();
     try {
       statements.answer.immediate(answer, decision, write);
     } catch (cause) {
@@ -365,7 +373,7 @@ export class SqliteStore implements Store {
 
   async requestAnswer(answer: PendingAnswer & { readonly callHash: string }): Promise<void> {
     const statements = this.ready();
-    this.flushQueue();
+    await this.drain();
     let runId: string;
     try {
       runId = statements.requestAnswer.immediate(answer, JSON.stringify(answer.decision));
@@ -629,19 +637,16 @@ export class SqliteStore implements Store {
 
   private async closeOnce(): Promise<void> {
     let failure: unknown;
-    try {
-      this.flushQueue();
-    } catch (error) {
-      failure = error;
-    }
     this.closed = true; // from here on, calls are refused
-    this.cancelScheduledFlush();
     try {
+      await this.drain();
       // A failed store has nothing more to make durable: it only lets its file go.
       if (this.failure === undefined) await this.synced();
     } catch (error) {
-      failure ??= error;
+      failure = error;
     }
+    this.cancelScheduledFlush();
+    await this.commitThread?.close();
     await this.walSync?.close();
     this.database.close();
     this.runtimeLock?.release();
@@ -822,7 +827,7 @@ export class SqliteStore implements Store {
    * disk first. A failure of the write itself (a constraint) leaves the store usable.
    */
   private async writeNow(what: string, commit: () => void): Promise<void> {
-    this.flushQueue();
+    await this.drain();
     try {
       commit();
     } catch (cause) {
@@ -838,7 +843,7 @@ export class SqliteStore implements Store {
    */
   private async read<T>(what: string, query: (statements: Statements) => T): Promise<T> {
     const statements = this.ready();
-    this.flushQueue();
+    await this.drain();
     let result: T;
     try {
       result = query(statements);
@@ -909,7 +914,21 @@ export class SqliteStore implements Store {
     }
   }
 
-  /** Writes the queue in one transaction. Throws (and fails the store) if it cannot. */
+  /**
+   * Commits the queue and waits until nothing sent to the commit thread is under way: every write
+   * made before the call is committed, and the event loop may use its own connection without
+   * waiting for the thread's lock. Rejects (the store failed) if a commit failed.
+   */
+  private async drain(): Promise<void> {
+    this.flushQueue();
+    while (this.flushesInFlight > 0) await this.lastFlush;
+  }
+
+  /**
+   * Commits the queue in one transaction: on the commit thread in the background (the returned
+   * work goes on there; `drain` waits for it), else here. Throws (and fails the store) if a commit
+   * made here fails; one made on the thread fails the store when it does.
+   */
   private flushQueue(): void {
     this.cancelScheduledFlush();
     if (this.queue.length === 0) return;
@@ -921,21 +940,40 @@ export class SqliteStore implements Store {
     this.queuedStateWrites = 0;
     this.batch = undefined;
     const began = this.commitListeners.size > 0 ? performance.now() : 0;
+    const ops = writeOps(writes);
+    if (this.background) {
+      this.commitThread ??= new CommitThread(this.path, { busyTimeoutMs: this.busyTimeoutMs });
+      this.flushesInFlight += 1;
+      const flushed = this.commitThread.commit(ops).then(
+        () => {
+          this.flushesInFlight -= 1;
+          this.committed(writes, records, batch, began);
+        },
+        (cause: CommitFailure) => {
+          this.flushesInFlight -= 1;
+          throw this.flushFailed(writes, records, batch, cause);
+        },
+      );
+      flushed.catch(() => {}); // kept in this.failure, and told to the durable writes it held
+      this.lastFlush = flushed;
+      return;
+    }
     try {
       // The queue is only filled once ready() has prepared the statements.
-      this.statements!.flush.immediate(writes);
+      this.statements!.flush.immediate(ops);
     } catch (cause) {
-      const code = String((cause as { code?: unknown }).code ?? '');
-      const error = new StoreError(
-        `writing ${writes.length} queued writes (${records} journal records) to ${this.path} failed, ` +
-          `so they are lost, including any already acknowledged as non-durable: ${(cause as Error).message}` +
-          advice(code, this.path),
-        { cause },
-      );
-      this.fail(error);
-      batch?.reject(error);
-      throw error;
+      throw this.flushFailed(writes, records, batch, cause as CommitFailure);
     }
+    this.committed(writes, records, batch, began);
+  }
+
+  /** Counts a group commit, and resolves its durable writes once it is on disk. */
+  private committed(
+    writes: readonly SerializedWrite[],
+    records: number,
+    batch: Batch | undefined,
+    began: number,
+  ): void {
     this.flushes += 1;
     this.commits += 1;
     this.recordsWritten += records;
@@ -952,6 +990,25 @@ export class SqliteStore implements Store {
       (error: StoreError) => batch.reject(error),
     );
   }
+
+  /** A group commit failed: what it held is lost, so the store fails, and its durable writes reject. */
+  private flushFailed(
+    writes: readonly SerializedWrite[],
+    records: number,
+    batch: Batch | undefined,
+    cause: CommitFailure,
+  ): StoreError {
+    const code = String(cause.code ?? '');
+    const error = new StoreError(
+      `writing ${writes.length} queued writes (${records} journal records) to ${this.path} failed, ` +
+        `so they are lost, including any already acknowledged as non-durable: ${cause.message}` +
+        advice(code, this.path),
+      { cause },
+    );
+    this.fail(error);
+    batch?.reject(error);
+    return error;
+  }
 }
 
 function where(conditions: readonly string[]): string {
@@ -960,20 +1017,6 @@ function where(conditions: readonly string[]): string {
 
 function prepare(database: Database.Database): Statements {
   const statements = {
-    insertRecord: database.prepare<[string, number, string]>(
-      'INSERT INTO journal (run_id, seq, record) VALUES (?, ?, ?)',
-    ),
-    upsertRun: database.prepare<[string, string, string, string, number, number, string]>(
-      `INSERT INTO runs (id, agent, principal, status, created_at, updated_at, summary) VALUES (?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (id) DO UPDATE SET agent = excluded.agent, principal = excluded.principal,
-         status = excluded.status, created_at = excluded.created_at, updated_at = excluded.updated_at,
-         summary = excluded.summary`,
-    ),
-    insertPark: database.prepare<[string, string, string, number, string, string]>(
-      `INSERT INTO parks (id, run_id, kind, status, created_at, park, principal)
-       VALUES (?, ?, ?, 'open', ?, ?, (SELECT principal FROM runs WHERE id = ?))`,
-    ),
-    markRecorded: database.prepare<[string, string]>('UPDATE parks SET recorded = 1 WHERE id = ? AND run_id = ?'),
     runsToDrive: database.prepare<[], { id: string; agent: string }>(
       `SELECT id, agent FROM runs WHERE status = 'running'
        UNION SELECT r.id, r.agent FROM parks p JOIN runs r ON r.id = p.run_id WHERE p.recorded = 0 AND r.status = 'parked'
@@ -991,11 +1034,7 @@ function prepare(database: Database.Database): Statements {
     requestCancel: database.prepare<[string, string, number]>(
       'INSERT INTO run_cancels (run_id, reason, requested_at) VALUES (?, ?, ?) ON CONFLICT (run_id) DO NOTHING',
     ),
-    takeCancel: database.prepare<[string]>('DELETE FROM run_cancels WHERE run_id = ?'),
     markUnrecorded: database.prepare<[string]>('UPDATE parks SET recorded = 0 WHERE id = ?'),
-    closePark: database.prepare<[string, string]>(
-      `UPDATE parks SET status = 'closed' WHERE id = ? AND run_id = ? AND status = 'open'`,
-    ),
     answerPark: database.prepare<[string, string, number, string], { run_id: string }>(
       `UPDATE parks SET status = 'answered', decision = ?, answered_by = ?, answered_at = ?
        WHERE id = ? AND status = 'open' RETURNING run_id`,
@@ -1009,31 +1048,8 @@ function prepare(database: Database.Database): Statements {
     ),
   };
   const sessions = prepareSessions(database);
-  const apply = (write: SerializedWrite): void => {
-    if (write.run !== undefined) {
-      const run = write.run;
-      statements.upsertRun.run(
-        run.id,
-        run.agent,
-        run.principal,
-        run.status,
-        run.created_at,
-        run.updated_at,
-        run.summary,
-      );
-    }
-    for (const record of write.records) statements.insertRecord.run(write.runId, record.seq, record.record);
-    for (const park of write.parks) {
-      statements.insertPark.run(park.id, write.runId, park.kind, park.created_at, park.park, write.runId);
-    }
-    for (const parkId of write.closeParks) statements.closePark.run(parkId, write.runId);
-    for (const parkId of write.recordedAnswers) statements.markRecorded.run(parkId, write.runId);
-    if (write.cancelTaken) statements.takeCancel.run(write.runId);
-    if (write.state.length > 0) sessions.applyState(write.state, write.stateAt, write.runId);
-  };
-  const flush = database.transaction((writes: readonly SerializedWrite[]) => {
-    for (const write of writes) apply(write);
-  });
+  const writeStatements = prepareWriteStatements(database);
+  const flush = database.transaction((ops: ReadonlyArray<string | number>) => runWriteOps(writeStatements, ops));
   const requestAnswer = database.transaction(
     (request: PendingAnswer & { readonly callHash: string }, decision: string): string => {
       const row = statements.getPark.get(request.parkId);
@@ -1059,7 +1075,7 @@ function prepare(database: Database.Database): Statements {
     if (answered.run_id !== write.runId) {
       throw new StoreError(`park ${answer.parkId} belongs to run ${answered.run_id}, not to run ${write.runId}`);
     }
-    apply(write);
+    runWriteOps(writeStatements, writeOps([write]));
   });
   const auth = {
     getPrincipal: database.prepare<[string], PrincipalColumns>('SELECT * FROM principals WHERE id = ?'),

@@ -1,0 +1,118 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import { WRITE_STATEMENTS } from './write-ops.js';
+
+/** Why a commit on the thread failed: SQLite's message and code. */
+export interface CommitFailure {
+  readonly message: string;
+  readonly code?: string;
+}
+
+/**
+ * The thread's program, plain JavaScript so that it runs the same from the TypeScript sources
+ * (tests, benchmarks) and from the built package. It opens its own connection to the database and
+ * runs each list of statements it is sent (see `write-ops.ts`; the loop is `runWriteOps`'s) in
+ * one transaction, at `synchronous=NORMAL`: the store makes commits durable with `WalSync`.
+ */
+const THREAD_PROGRAM = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const database = new Database(workerData.path, { timeout: workerData.busyTimeoutMs, fileMustExist: true });
+database.pragma('journal_mode = WAL');
+const statements = workerData.statements.map((statement) => database.prepare(statement.sql));
+const counts = workerData.statements.map((statement) => statement.parameters);
+database.pragma('synchronous = NORMAL');
+const commit = database.transaction((ops) => {
+  let index = 0;
+  while (index < ops.length) {
+    const op = ops[index];
+    const count = counts[op];
+    statements[op].run(...ops.slice(index + 1, index + 1 + count));
+    index += 1 + count;
+  }
+});
+parentPort.on('message', (message) => {
+  if (message.type === 'close') {
+    database.close();
+    parentPort.close();
+    return;
+  }
+  try {
+    commit.immediate(message.ops);
+    parentPort.postMessage({ id: message.id });
+  } catch (error) {
+    parentPort.postMessage({ id: message.id, error: { message: String(error && error.message), code: error && error.code } });
+  }
+});
+`;
+
+/**
+ * A worker thread that makes a SQLite store's group commits: the inserts of a commit take the
+ * thread's time, not the event loop's. Commits run one after another, in the order sent; `commit`
+ * resolves once its list is committed (not yet fsynced: see `WalSync`).
+ *
+ * @example
+ * ```ts
+ * const thread = new CommitThread('data/wardrik.db', { busyTimeoutMs: 5000 })
+ * await thread.commit(writeOps(writes))
+ * await thread.close()
+ * ```
+ */
+export class CommitThread {
+  readonly #worker: Worker;
+  readonly #pending = new Map<number, { resolve: () => void; reject: (failure: CommitFailure) => void }>();
+  #nextId = 0;
+  #failure: CommitFailure | undefined;
+  #closed: Promise<void> | undefined;
+
+  constructor(path: string, options: { readonly busyTimeoutMs: number }) {
+    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+    this.#worker = new Worker(THREAD_PROGRAM, {
+      eval: true,
+      workerData: { path, driver, busyTimeoutMs: options.busyTimeoutMs, statements: WRITE_STATEMENTS },
+    });
+    // An idle store does not keep the process alive; a commit under way does (see `commit`).
+    this.#worker.unref();
+    this.#worker.on('message', (message: { id: number; error?: CommitFailure }) => {
+      const pending = this.#pending.get(message.id);
+      this.#pending.delete(message.id);
+      if (this.#pending.size === 0) this.#worker.unref();
+      if (message.error) pending?.reject(message.error);
+      else pending?.resolve();
+    });
+    this.#worker.on('error', (error) => this.#stop({ message: `the commit thread failed: ${error.message}` }));
+    this.#worker.on('exit', (code) => this.#stop({ message: `the commit thread exited (code ${code})` }));
+  }
+
+  /** Commits `ops` (a `writeOps` list) in one transaction. */
+  commit(ops: ReadonlyArray<string | number>): Promise<void> {
+    if (this.#failure) return Promise.reject(this.#failure);
+    const id = this.#nextId++;
+    return new Promise<void>((resolve, reject) => {
+      if (this.#pending.size === 0) this.#worker.ref();
+      this.#pending.set(id, { resolve, reject });
+      this.#worker.postMessage({ type: 'commit', id, ops });
+    });
+  }
+
+  /** Lets the commits sent finish, then closes the thread's connection and ends the thread. */
+  close(): Promise<void> {
+    this.#closed ??= new Promise<void>((resolve) => {
+      if (this.#failure) {
+        void this.#worker.terminate().then(() => resolve());
+        return;
+      }
+      this.#worker.ref(); // closing keeps the process alive until the thread has let the file go
+      this.#worker.once('exit', () => resolve());
+      this.#worker.postMessage({ type: 'close' });
+    });
+    return this.#closed;
+  }
+
+  /** The thread is gone: every commit waiting fails, and so does every later one. */
+  #stop(failure: CommitFailure): void {
+    this.#failure ??= failure;
+    for (const pending of this.#pending.values()) pending.reject(this.#failure);
+    this.#pending.clear();
+  }
+}
