@@ -173,9 +173,11 @@ function newBatch(): Batch {
 /**
  * The embedded store: one SQLite file (WAL, `synchronous=FULL` by default) through better-sqlite3.
  *
- * better-sqlite3 is synchronous, so each commit blocks the event loop until it is on disk. The
- * store therefore groups commits: writes are queued and flushed together in one transaction.
- * A durable write resolves after the flush that contains it has committed; the flush runs on
+ * Writes are queued and flushed together in one transaction (group commit). better-sqlite3 is
+ * synchronous, so the flushes are made by a worker thread with its own connection
+ * (`CommitThread`), and at `synchronous: 'full'` the fsync that makes them durable is made on the
+ * thread pool (`WalSync`): neither blocks the event loop (`commits: 'inline'` makes both here).
+ * A durable write resolves after the flush that contains it is on disk; the flush runs on
  * `setImmediate`, so the durable writes of every run made in the same event-loop turn share one
  * transaction and one fsync. A non-durable write resolves at once and reaches disk with the next
  * flush: a durable write's, a read's, a timer's (`flushIntervalMs`), or sooner when more than
