@@ -117,7 +117,7 @@ describe('SqliteStore at synchronous FULL: the fsync in the background', () => {
     expect(await settled(written)).toBe(false);
     sync.release();
     await written;
-    expect(store.stats()).toEqual({ flushes: 1, recordsWritten: 1, syncs: 1 });
+    expect(store.stats()).toEqual({ flushes: 1, recordsWritten: 1, syncs: 1, threadFlushes: 0 });
   });
 
   it('makes writes committed while a sync is under way wait for the next one, which serves them all', async () => {
@@ -145,7 +145,7 @@ describe('SqliteStore at synchronous FULL: the fsync in the background', () => {
 
     sync.release();
     await Promise.all([second, third]);
-    expect(store.stats()).toEqual({ flushes: 3, recordsWritten: 3, syncs: 2 });
+    expect(store.stats()).toEqual({ flushes: 3, recordsWritten: 3, syncs: 2, threadFlushes: 0 });
   });
 
   it('lets a read return only what is on disk: it waits for the fsync of what it read', async () => {
@@ -223,7 +223,46 @@ describe('SqliteStore at synchronous FULL: the fsync in the background', () => {
     await store.migrate();
     await store.write({ runId: 'a', run: row('a'), records: [record('a', 1)] }, { durable: true });
     expect(sync.started).toEqual([]);
-    expect(store.stats()).toEqual({ flushes: 1, recordsWritten: 1, syncs: 0 });
+    expect(store.stats()).toEqual({ flushes: 1, recordsWritten: 1, syncs: 0, threadFlushes: 0 });
+  });
+
+  it('makes a large group commit on the commit thread, and every commit behind one there too (order kept)', async () => {
+    const path = newPath();
+    const store = openStore(path, { flushIntervalMs: 60_000, maxPendingRecords: 150 });
+    await store.migrate();
+    const many = Array.from({ length: 151 }, (_, index) => record('a', index + 1));
+    // Over maxPendingRecords: flushed at once, to the thread (151 records is a large commit).
+    await store.write({ runId: 'a', run: row('a'), records: many }, { durable: false });
+    // Small, and made while the large one is under way: it goes to the thread behind it.
+    const small = store.write({ runId: 'a', records: [record('a', 152)] }, { durable: true });
+    await small;
+    expect(committedRecords(path)).toBe(152);
+    expect(store.stats()).toMatchObject({ flushes: 2, recordsWritten: 152, threadFlushes: 2 });
+    // With nothing under way, a small commit is made on the event loop.
+    await store.write({ runId: 'a', records: [record('a', 153)] }, { durable: true });
+    expect(store.stats()).toMatchObject({ flushes: 3, threadFlushes: 2 });
+    expect((await store.loadJournal('a')).map((each) => each.seq)).toEqual(
+      Array.from({ length: 153 }, (_, index) => index + 1),
+    );
+  });
+
+  it('fails the store when a commit on the thread fails (a duplicate seq): its writes reject, naming the cause', async () => {
+    const path = newPath();
+    const store = openStore(path, { flushIntervalMs: 60_000 });
+    await store.migrate();
+    await store.write({ runId: 'a', run: row('a'), records: [record('a', 1)] }, { durable: true });
+    const many = Array.from({ length: 150 }, (_, index) => record('a', index + 1)); // seq 1 again
+    const error = await store.write({ runId: 'a', records: many }, { durable: true }).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(StoreError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(
+      /writing 1 queued writes \(150 journal records\) to .* failed, so they are lost.*UNIQUE constraint failed: journal.run_id, journal.seq/,
+    );
+    expect(store.stats().threadFlushes).toBe(0);
+    await expect(store.getRun('a')).rejects.toThrow(/failed and must be reopened/);
+    expect(committedRecords(path)).toBe(1); // nothing of the failed commit
   });
 
   it('refuses a commit mode it does not know, naming it', () => {

@@ -107,6 +107,8 @@ export interface SqliteStoreStats {
   readonly recordsWritten: number;
   /** Background fsyncs of the `-wal` file finished (0 unless commits are made in the background at FULL). */
   readonly syncs: number;
+  /** Of `flushes`, those the commit thread made (large ones, in the background mode). */
+  readonly threadFlushes: number;
 }
 
 type RunRecordColumns = Pick<RecordColumns, 'seq' | 'record'>;
@@ -236,6 +238,7 @@ export class SqliteStore implements Store {
   /** The last group commit sent to the commit thread, and how many sent are not done. */
   private lastFlush: Promise<void> | undefined;
   private flushesInFlight = 0;
+  private threadFlushes = 0;
   private readonly busyTimeoutMs: number;
   /** Makes commits durable off the event loop (in the background at `synchronous: 'full'`). */
   private readonly walSync: WalSync | undefined;
@@ -658,7 +661,12 @@ export class SqliteStore implements Store {
 
   /** How many write transactions committed, and how many journal records they held. */
   stats(): SqliteStoreStats {
-    return { flushes: this.flushes, recordsWritten: this.recordsWritten, syncs: this.walSync?.syncs ?? 0 };
+    return {
+      flushes: this.flushes,
+      recordsWritten: this.recordsWritten,
+      syncs: this.walSync?.syncs ?? 0,
+      threadFlushes: this.threadFlushes,
+    };
   }
 
   onFailure(listener: (error: StoreError) => void): () => void {
@@ -943,12 +951,15 @@ export class SqliteStore implements Store {
     this.batch = undefined;
     const began = this.commitListeners.size > 0 ? performance.now() : 0;
     const ops = writeOps(writes);
-    if (this.background) {
+    // A small commit costs less here than the two thread hops it would take (a barrier of a few runs
+    // waits for it); a large one, or one behind a commit under way on the thread (order), goes there.
+    if (this.background && (this.flushesInFlight > 0 || ops.length > INLINE_COMMIT_MAX_VALUES)) {
       this.commitThread ??= new CommitThread(this.path, { busyTimeoutMs: this.busyTimeoutMs });
       this.flushesInFlight += 1;
       const flushed = this.commitThread.commit(ops).then(
         () => {
           this.flushesInFlight -= 1;
+          this.threadFlushes += 1;
           this.committed(writes, records, batch, began);
         },
         (cause: CommitFailure) => {
@@ -1012,6 +1023,13 @@ export class SqliteStore implements Store {
     return error;
   }
 }
+
+/**
+ * In the background mode, a group commit of at most this many values (statements and their
+ * parameters: ~100 journal records) is made on the event loop, at `NORMAL` (its fsync still made on
+ * the thread pool): a few hundred µs at most, less than handing it to the commit thread and back.
+ */
+const INLINE_COMMIT_MAX_VALUES = 400;
 
 function where(conditions: readonly string[]): string {
   return conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`;
