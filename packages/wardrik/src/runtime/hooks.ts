@@ -36,8 +36,9 @@ export interface HookEvents {
     readonly session?: string;
   };
   /**
-   * A run's start failed after its trace context was made (see {@link TracePropagation.runStarting}):
-   * nothing of it was journaled, and `run-started` will not follow.
+   * A run's start failed before its first record was on disk (the store failed, another node held
+   * it): `run-started` will not follow. Tracing ends the span it made for it as it started (see
+   * {@link TracePropagation.runStarting}).
    */
   readonly 'run-start-failed': RunEventBase & { readonly error: string };
   /** A run is driven again: after a person's answer, on recovery, or taken over from another node. */
