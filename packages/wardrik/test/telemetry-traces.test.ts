@@ -305,6 +305,20 @@ describe('traces of runs that did not start', () => {
     expect(span.status).toEqual({ code: 2, message: 'the run did not start' });
   });
 
+  it('a run whose start really fails (its store is gone): the runtime says so, and its span ends', async () => {
+    const { tracer, spans } = memoryTracing();
+    wardrik = await openWardrik(tempDbPath(), [agent()]);
+    enableTracing(wardrik, { tracer });
+    const failed: string[] = [];
+    wardrik.hooks.on('run-start-failed', (event) => failed.push(event.error));
+    await wardrik.store.close(); // underneath the runtime: its next start fails after its trace is made
+    await expect(wardrik.run('traced', 'go')).rejects.toThrow(/closed/);
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatch(/closed/);
+    const span = only(spans(), 'invoke_agent traced');
+    expect(span.attributes['wardrik.run.start_failed']).toBe(true);
+  });
+
   it('and so, a minute on, when nothing says its start failed nor that it started', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
     const { tracer, spans } = memoryTracing();

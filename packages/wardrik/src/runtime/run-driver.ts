@@ -331,7 +331,9 @@ export class RunDriver {
     const hooks = this.#deps.hooks;
     if (hooks.has('park-answered')) {
       hooks.emit('park-answered', {
-        ...this.#hookBase(),
+        runId: this.runId,
+        agent: this.#agent.name,
+        trace: this.state.trace,
         parkId: park.id,
         kind: park.kind,
         decision: decision.type,
@@ -478,7 +480,9 @@ export class RunDriver {
       const began = hooks.has('call-attempt-ended') ? performance.now() : 0;
       if (hooks.has('call-attempt-started')) {
         hooks.emit('call-attempt-started', {
-          ...this.#hookBase(),
+          runId: this.runId,
+          agent: this.#agent.name,
+          trace: this.state.trace,
           step: this.state.steps,
           callId: call.callId,
           tool: call.name,
@@ -518,7 +522,9 @@ export class RunDriver {
       });
       if (hooks.has('call-attempt-ended')) {
         hooks.emit('call-attempt-ended', {
-          ...this.#hookBase(),
+          runId: this.runId,
+          agent: this.#agent.name,
+          trace: this.state.trace,
           step: this.state.steps,
           callId: call.callId,
           tool: call.name,
@@ -894,7 +900,9 @@ export class RunDriver {
     const hooks = this.#deps.hooks;
     if (hooks.has('park-opened')) {
       hooks.emit('park-opened', {
-        ...this.#hookBase(),
+        runId: this.runId,
+        agent: this.#agent.name,
+        trace: this.state.trace,
         parkId: id,
         kind,
         reason,
@@ -964,20 +972,14 @@ export class RunDriver {
     return callback ? { response, callback } : { response };
   }
 
-  /** What every hook event of this run says. */
-  #hookBase(): { runId: string; agent: string; trace?: Readonly<Record<string, string>> } {
-    const trace = this.state.trace;
-    return trace
-      ? { runId: this.runId, agent: this.#agent.name, trace }
-      : { runId: this.runId, agent: this.#agent.name };
-  }
-
   /** Tells hooks how a call settled. */
   #settled(call: CallState, outcome: CallOutcome, rule?: string): void {
     const hooks = this.#deps.hooks;
     if (!hooks.has('call-settled')) return;
     hooks.emit('call-settled', {
-      ...this.#hookBase(),
+      runId: this.runId,
+      agent: this.#agent.name,
+      trace: this.state.trace,
       step: this.state.steps,
       callId: call.callId,
       tool: call.name,
@@ -1021,13 +1023,22 @@ export class RunDriver {
     for (let tries = 1; ; tries++) {
       const began = hooks.has('model-call-ended') ? performance.now() : 0;
       if (hooks.has('model-call-started')) {
-        hooks.emit('model-call-started', { ...this.#hookBase(), step, model, attempt: tries });
+        hooks.emit('model-call-started', {
+          runId: this.runId,
+          agent: this.#agent.name,
+          trace: this.state.trace,
+          step,
+          model,
+          attempt: tries,
+        });
       }
       try {
         const response = await raceAbort(this.#agent.model.generate(request, options), abort);
         if (hooks.has('model-call-ended')) {
           hooks.emit('model-call-ended', {
-            ...this.#hookBase(),
+            runId: this.runId,
+            agent: this.#agent.name,
+            trace: this.state.trace,
             step,
             model,
             attempt: tries,
@@ -1047,7 +1058,9 @@ export class RunDriver {
             !(ModelError.isInstance(thrown) && !(thrown as ModelError).retryable) &&
             tries < attempts;
           hooks.emit('model-call-ended', {
-            ...this.#hookBase(),
+            runId: this.runId,
+            agent: this.#agent.name,
+            trace: this.state.trace,
             step,
             model,
             attempt: tries,

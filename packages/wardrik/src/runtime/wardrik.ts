@@ -511,6 +511,15 @@ export class Wardrik {
     } catch (cause) {
       this.#drivers.delete(runId);
       release();
+      if (this.hooks.has('run-start-failed')) {
+        // Telemetry ends what it began for the run (its span), and logs why.
+        this.hooks.emit('run-start-failed', {
+          runId,
+          agent: agent.name,
+          ...(trace ? { trace } : {}),
+          error: describeReason(cause),
+        });
+      }
       if (StoreError.isInstance(cause)) this.#fail(cause);
       throw cause;
     }
