@@ -190,7 +190,7 @@ export class CallContext implements ToolContext {
       onRead: (labels) => {
         this.#added.push(...labels);
       },
-      ...(options.stateWriteRefusal ? { writeRefusal: options.stateWriteRefusal } : {}),
+      writeRefusal: options.stateWriteRefusal,
     });
     this.callId = options.callId;
     this.idempotencyKey = options.idempotencyKey;

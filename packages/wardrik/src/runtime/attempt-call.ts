@@ -88,17 +88,18 @@ export async function attemptCall(input: AttemptInput): Promise<Attempt> {
     // Made when the tool first looks at it: most tools never do.
     signal: controller ? () => AbortSignal.any([input.run.signal, controller.signal]) : () => input.run.signal,
     labels: input.labels,
-    ...(input.approval ? { approval: input.approval } : {}),
-    ...(input.onProgress ? { onProgress: input.onProgress } : {}),
-    ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),
-    ...(input.state ? { state: input.state } : {}),
-    ...(input.stateWriteRefusal ? { stateWriteRefusal: input.stateWriteRefusal } : {}),
-    ...(input.completeExternal ? { completeExternal: input.completeExternal } : {}),
-    ...(input.memory ? { memory: input.memory } : {}),
-    ...(input.artifacts ? { artifacts: input.artifacts } : {}),
+    // Plain fields, absent ones undefined: conditional spreads cost ~1 µs a property on every call.
+    approval: input.approval,
+    onProgress: input.onProgress,
+    sessionId: input.sessionId,
+    state: input.state,
+    stateWriteRefusal: input.stateWriteRefusal,
+    completeExternal: input.completeExternal,
+    memory: input.memory,
+    artifacts: input.artifacts,
     toolLabels: input.tools.get(input.name)?.annotations.labels ?? [],
-    ...(input.privates ? { privates: input.privates } : {}),
-    ...(input.traceContext ? { traceContext: input.traceContext } : {}),
+    privates: input.privates,
+    traceContext: input.traceContext,
   });
   const answered = call(input.tools, { id: input.callId, name: input.name, arguments: input.arguments }, context).then(
     async (answer): Promise<Attempt> => ({

@@ -493,6 +493,13 @@ export class RunDriver {
         });
       }
       const traceContext = hooks.attemptTrace({ runId: this.runId, callId: call.callId, attempt });
+      const services = this.#deps.callServices?.({
+        runId: this.runId,
+        app: this.state.app,
+        principal: this.state.principal,
+        sessionId: this.state.sessionId,
+        idempotencyKey,
+      });
       const outcome = await attemptCall({
         tools: tool ? new Map([[call.name, tool]]) : this.#agent.tools,
         callId: call.callId,
@@ -502,23 +509,19 @@ export class RunDriver {
         agent: this.#agent.name,
         principal: this.state.principal,
         idempotencyKey,
-        ...(privates ? { privates } : {}),
-        ...(traceContext ? { traceContext } : {}),
+        // Plain fields, absent ones undefined: conditional spreads cost ~1 µs a property on every call.
+        privates,
+        traceContext,
         labels: this.state.labels,
-        ...(call.approval ? { approval: call.approval } : {}),
+        approval: call.approval,
         run: this.#abort,
         onProgress: (progress) => this.#emitProgress(call, progress),
-        ...(this.state.sessionId === undefined ? {} : { sessionId: this.state.sessionId }),
+        sessionId: this.state.sessionId,
         state: values,
         stateWriteRefusal: (key) => this.#stateWriteRefusal(key),
-        ...(this.#deps.completeExternal ? { completeExternal: this.#deps.completeExternal } : {}),
-        ...this.#deps.callServices?.({
-          runId: this.runId,
-          app: this.state.app,
-          principal: this.state.principal,
-          sessionId: this.state.sessionId,
-          idempotencyKey,
-        }),
+        completeExternal: this.#deps.completeExternal,
+        memory: services?.memory,
+        artifacts: services?.artifacts,
       });
       if (hooks.has('call-attempt-ended')) {
         hooks.emit('call-attempt-ended', {
@@ -1143,16 +1146,17 @@ export class RunDriver {
 
   /** A write of this run: its records, what else `extra` says, and this node's lease on it. */
   #runWrite(stored: readonly StoredRecord[], extra: WriteExtras): RunWrite {
+    // Plain fields, absent ones undefined (every store reads them so): this is made at every step.
     return {
       runId: this.runId,
       records: stored,
-      ...(extra.row ? { run: this.#row() } : {}),
-      ...(extra.parks ? { parks: extra.parks } : {}),
-      ...(extra.closeParks?.length ? { closeParks: extra.closeParks } : {}),
-      ...(extra.recordedAnswers?.length ? { recordedAnswers: extra.recordedAnswers } : {}),
-      ...(extra.cancelTaken ? { cancelTaken: true } : {}),
-      ...(extra.state?.length ? { state: { at: this.#deps.now(), writes: extra.state } } : {}),
-      ...(this.lease ? { lease: this.lease } : {}),
+      run: extra.row ? this.#row() : undefined,
+      parks: extra.parks,
+      closeParks: extra.closeParks?.length ? extra.closeParks : undefined,
+      recordedAnswers: extra.recordedAnswers?.length ? extra.recordedAnswers : undefined,
+      cancelTaken: extra.cancelTaken ? true : undefined,
+      state: extra.state?.length ? { at: this.#deps.now(), writes: extra.state } : undefined,
+      lease: this.lease,
     };
   }
 
