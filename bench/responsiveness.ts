@@ -1,7 +1,7 @@
 // How the server answers while runs keep it busy (issue 18, item 3): `/v1/health` probed from
-// another process, idle and then under 64 concurrent runs of 100 calls, with SQLite FULL's fsync
-// made in the background (the default) and inline (SQLite's own FULL, blocking the event loop),
-// in the same process run. Also the load's throughput in each mode.
+// another process, idle and then under 64 concurrent runs of 100 calls, with SQLite FULL's commits
+// made in the background (the default: a commit thread, and the fsync on the thread pool) and inline
+// (SQLite's own FULL on the event loop), in the same process run. Also the load's throughput in each mode.
 // Run with `npm run bench -- responsiveness`.
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -54,13 +54,13 @@ function probe(url: string): Promise<number[]> {
   });
 }
 
-async function measure(fsync: 'background' | 'inline', toolName: string): Promise<Record<string, string>> {
+async function measure(commits: 'background' | 'inline', toolName: string): Promise<Record<string, string>> {
   const model = new ScriptedModel((request) =>
     request.step <= 100
       ? { toolCalls: [{ name: toolName, arguments: { key: `k${request.step}` } }] }
       : { text: 'done' },
   );
-  const store = sqliteStore(join(mkdtempSync(join(tmpdir(), 'wardrik-bench-')), 'bench.db'), { commits: fsync });
+  const store = sqliteStore(join(mkdtempSync(join(tmpdir(), 'wardrik-bench-')), 'bench.db'), { commits });
   const wardrik = await createWardrik({
     store,
     agents: [defineAgent({ name: 'bench', instructions: '', model, tools, maxSteps: 200 })],
@@ -91,7 +91,7 @@ async function measure(fsync: 'background' | 'inline', toolName: string): Promis
   const idleP99 = percentile(idle, 99);
   const busyP99 = percentile(busy, 99);
   return {
-    fsync,
+    'commits made': commits,
     tool: toolName === 'lookup' ? 'read-only' : 'unannotated',
     'idle p50': us(percentile(idle, 50)),
     'idle p99': us(idleP99),
@@ -107,7 +107,7 @@ async function measure(fsync: 'background' | 'inline', toolName: string): Promis
 export async function main(): Promise<void> {
   const rows: Record<string, string>[] = [];
   for (const toolName of ['update', 'lookup']) {
-    for (const fsync of ['inline', 'background'] as const) rows.push(await measure(fsync, toolName));
+    for (const commits of ['inline', 'background'] as const) rows.push(await measure(commits, toolName));
   }
   table(
     `/v1/health probed from another process (every ${gapMs} ms for ${probeMs / 1000} s), idle and under 64 concurrent runs × 100 calls, SQLite FULL`,
