@@ -341,9 +341,8 @@ export class SqliteStore implements Store {
       throw sqliteFailure(this.path, `answering park ${answer.parkId}`, cause);
     }
     this.flushes += 1;
-    this.commits += 1;
     this.recordsWritten += write.records.length;
-    await this.synced();
+    await this.committedHere();
   }
 
   async claimRun(runId: string, terms: LeaseTerms): Promise<Lease | undefined> {
@@ -385,8 +384,7 @@ export class SqliteStore implements Store {
     } catch (cause) {
       throw sqliteFailure(this.path, `answering park ${answer.parkId}`, cause);
     }
-    this.commits += 1;
-    await this.synced();
+    await this.committedHere();
     this.leases.signal({ type: 'requested', runId });
   }
 
@@ -843,8 +841,13 @@ export class SqliteStore implements Store {
     } catch (cause) {
       throw sqliteFailure(this.path, what, cause);
     }
+    await this.committedHere();
+  }
+
+  /** Counts a commit made on the event loop's connection, and resolves once it is on disk. */
+  private committedHere(): Promise<void> {
     this.commits += 1;
-    await this.synced();
+    return this.synced();
   }
 
   /**
