@@ -195,6 +195,7 @@ describe.each(storeFactories)('$name: shared behaviour', ({ open }) => {
     expect(await ids({ status: 'open' })).toEqual(['p1', 'p3', 'p2']);
     expect(await ids({ status: 'open', kind: 'external' })).toEqual(['p3']);
     expect(await ids({ kind: 'tool' })).toEqual(['p1', 'p2']);
+    expect(await store.countOpenParks()).toEqual({ tool: 2, external: 1 });
   });
 
   it('lists parks newest first, and a page at a time after the last one shown (ties by id)', async () => {
@@ -234,6 +235,7 @@ describe.each(storeFactories)('$name: shared behaviour', ({ open }) => {
     ]);
     expect(await store.listParks({ status: 'open' })).toEqual([]);
     expect((await store.listParks({ status: 'answered' })).map((row) => row.id)).toEqual(['p1']);
+    expect(await store.countOpenParks()).toEqual({});
   });
 
   it('refuses a second answer, saying when the first was given, and writes nothing of it', async () => {
@@ -504,6 +506,7 @@ describe('SqliteStore', () => {
       { version: 4, name: 'requests for the node that holds a run', applied_at: expect.any(Number) },
       { version: 5, name: 'sessions and state', applied_at: expect.any(Number) },
       { version: 6, name: 'memories and artifacts', applied_at: expect.any(Number) },
+      { version: 7, name: 'open parks by kind', applied_at: expect.any(Number) },
     ]);
     expect(SQLITE_SCHEMA_VERSION).toBe(SQLITE_MIGRATIONS.length);
     expect(migrateSqlite(database)).toEqual([]);
@@ -530,6 +533,7 @@ describe('SqliteStore', () => {
       'parks_open_external',
       'parks_run',
       'parks_status_created',
+      'parks_status_kind',
       'parks_unrecorded',
       'principals',
       'run_cancels',
@@ -543,24 +547,22 @@ describe('SqliteStore', () => {
       'tokens',
       'tokens_principal',
     ]);
-    expect(database.prepare('SELECT count(*) AS count FROM migrations').get()).toEqual({ count: 6 });
+    expect(database.prepare('SELECT count(*) AS count FROM migrations').get()).toEqual({
+      count: SQLITE_SCHEMA_VERSION,
+    });
   });
 
   it('applies each migration in a transaction with its record: a failing step leaves no trace', () => {
     const database = new Database(':memory:');
     opened.push(database);
-    const broken = [...SQLITE_MIGRATIONS, { version: 7, name: 'broken', sql: 'CREATE TABLE extra (x); SELEC 1;' }];
+    const next = SQLITE_SCHEMA_VERSION + 1;
+    const broken = [...SQLITE_MIGRATIONS, { version: next, name: 'broken', sql: 'CREATE TABLE extra (x); SELEC 1;' }];
     expect(() => migrateSqlite(database, broken)).toThrow(
-      /migrating :memory: failed at version 7 \(broken\): near "SELEC"/,
+      `migrating :memory: failed at version ${next} (broken): near "SELEC"`,
     );
-    expect(database.prepare('SELECT version FROM migrations').all()).toEqual([
-      { version: 1 },
-      { version: 2 },
-      { version: 3 },
-      { version: 4 },
-      { version: 5 },
-      { version: 6 },
-    ]);
+    expect(database.prepare('SELECT version FROM migrations').all()).toEqual(
+      SQLITE_MIGRATIONS.map((migration) => ({ version: migration.version })),
+    );
     expect(database.prepare("SELECT name FROM sqlite_schema WHERE name = 'extra'").all()).toEqual([]);
   });
 
@@ -798,13 +800,8 @@ describe('SqliteStore', () => {
     await store.putPrincipal(principal('p1'));
     expect(await store.getRun('r1')).toEqual(run('r1', { status: 'completed' }));
     expect(await store.listPrincipals()).toEqual([principal('p1')]);
-    expect(peek(path).database.prepare('SELECT version FROM migrations').all()).toEqual([
-      { version: 1 },
-      { version: 2 },
-      { version: 3 },
-      { version: 4 },
-      { version: 5 },
-      { version: 6 },
-    ]);
+    expect(peek(path).database.prepare('SELECT version FROM migrations').all()).toEqual(
+      SQLITE_MIGRATIONS.map((migration) => ({ version: migration.version })),
+    );
   });
 });

@@ -25,6 +25,7 @@ import {
   JOURNAL_VERSION,
   type ParentLink,
   type ParkDecision,
+  type ParkKind,
   type RunEndedRecord,
   type RunStartedRecord,
   type StoredRecord,
@@ -749,6 +750,19 @@ export class Wardrik {
 
   listParks(filter?: ParkFilter): Promise<ParkRow[]> {
     return this.store.listParks(filter);
+  }
+
+  /**
+   * How many parks are open in the store (every node's), by kind; kinds with none are left out.
+   * Counted by the store (an index), not by listing them: `wardrik_parks_open` reads it at each scrape.
+   *
+   * @example
+   * ```ts
+   * const open = await wardrik.countOpenParks() // { approval: 3, in_doubt: 1 }
+   * ```
+   */
+  countOpenParks(): Promise<Partial<Record<ParkKind, number>>> {
+    return this.store.countOpenParks();
   }
 
   async getPark(parkId: string): Promise<ParkRow> {

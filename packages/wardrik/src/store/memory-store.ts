@@ -8,7 +8,7 @@ import {
   StaleParkAnswerError,
   StoreError,
 } from '../errors.js';
-import type { StoredRecord } from '../journal/records.js';
+import type { ParkKind, StoredRecord } from '../journal/records.js';
 import type { ArtifactSave, ArtifactScopeId } from './artifact-store.js';
 import {
   checkLimit,
@@ -470,6 +470,16 @@ export class MemoryStore implements Store {
             return newest ? position < 0 : position > 0;
           });
     return paged.slice(0, limit).map(parkRowFrom);
+  }
+
+  async countOpenParks(): Promise<Partial<Record<ParkKind, number>>> {
+    this.checkUsable();
+    const counts: Partial<Record<ParkKind, number>> = {};
+    for (const row of this.parks.values()) {
+      const kind = row.kind as ParkKind;
+      if (row.status === 'open') counts[kind] = (counts[kind] ?? 0) + 1;
+    }
+    return counts;
   }
 
   readonly #allowances = new Map<string, Allowance>();

@@ -1,5 +1,5 @@
 import type { StoreError } from '../errors.js';
-import type { ParkDecision, StoredRecord } from '../journal/records.js';
+import type { ParkDecision, ParkKind, StoredRecord } from '../journal/records.js';
 import type { Allowance, ParkAnswerWrite, ParkFilter, ParkRow, RunFilter, RunRow, RunWrite } from './store.js';
 
 /**
@@ -81,6 +81,8 @@ export interface RunStore {
   lastSeq(runId: string): Promise<number>;
   getPark(parkId: string): Promise<ParkRow | undefined>;
   listParks(filter?: ParkFilter): Promise<ParkRow[]>;
+  /** How many parks are open, by kind (kinds with none left out), counted without reading them. */
+  countOpenParks(): Promise<Partial<Record<ParkKind, number>>>;
   /** Records a standing decision, durably (replacing one for the same agent and tool). */
   putAllowance(allowance: Allowance): Promise<void>;
   listAllowances(): Promise<Allowance[]>;

@@ -1,18 +1,13 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { ParkKind } from '../journal/records.js';
 import type { HookEvents, HookName, Hooks } from '../runtime/hooks.js';
-import type { ParkFilter, ParkRow } from '../store/store.js';
 import { type CounterSeries, type HistogramSeries, SeriesCounter, SeriesHistogram } from './series-metrics.js';
 
-/** What {@link enableMetrics} reads of the runtime: its hooks, and its open parks when scraped. */
+/** What {@link enableMetrics} reads of the runtime: its hooks, and how many parks are open when scraped. */
 export interface MeteredRuntime {
   readonly hooks: Hooks;
-  listParks(filter?: ParkFilter): Promise<ParkRow[]>;
-  /**
-   * How many parks are open, by kind, counted where they are kept (read instead of listing every
-   * open park at each scrape, when the runtime has it).
-   */
-  countOpenParks?(): Promise<Readonly<Partial<Record<ParkKind, number>>>>;
+  /** How many parks are open, by kind, counted by the store. */
+  countOpenParks(): Promise<Readonly<Partial<Record<ParkKind, number>>>>;
 }
 
 /** How {@link enableMetrics} counts. */
@@ -100,21 +95,14 @@ export function enableMetrics(wardrik: MeteredRuntime, options: MetricsOptions =
     labelNames: ['agent'],
     registers,
   });
-  let parkCounts: (() => Promise<Readonly<Partial<Record<ParkKind, number>>>>) | undefined = wardrik.countOpenParks
-    ? () => (wardrik.countOpenParks as () => Promise<Readonly<Partial<Record<ParkKind, number>>>>)()
-    : async () => {
-        const counts: Partial<Record<ParkKind, number>> = {};
-        for (const park of await wardrik.listParks({ status: 'open' }))
-          counts[park.kind] = (counts[park.kind] ?? 0) + 1;
-        return counts;
-      };
+  let stopped = false;
   new Gauge({
     name: 'wardrik_parks_open',
     help: 'Parks waiting for an answer, by kind (read from the store when scraped: the same on every node).',
     labelNames: ['kind'],
     registers,
     async collect() {
-      const counts = (await parkCounts?.()) ?? {};
+      const counts = stopped ? {} : await wardrik.countOpenParks();
       for (const kind of PARK_KINDS) this.set({ kind }, counts[kind] ?? 0);
     },
   });
@@ -285,7 +273,7 @@ export function enableMetrics(wardrik: MeteredRuntime, options: MetricsOptions =
     },
     stop() {
       for (const stop of stops) stop();
-      parkCounts = undefined;
+      stopped = true;
     },
   };
 }

@@ -3,7 +3,7 @@ import { type Artifact, type ArtifactInfo, WardrikError } from '@wardrik/core';
 import pg from 'pg';
 import type { Principal, TokenInfo } from '../../auth/types.js';
 import { InvalidInputError, LeaseLostError, ParkNotFoundError, StoreError } from '../../errors.js';
-import type { StoredRecord } from '../../journal/records.js';
+import type { ParkKind, StoredRecord } from '../../journal/records.js';
 import type { ArtifactSave, ArtifactScopeId } from '../artifact-store.js';
 import { type ParkColumns, parkNotOpenError, type SerializedWrite, serializeWrite } from '../columns.js';
 import { tellCommit } from '../commit-stats.js';
@@ -481,6 +481,10 @@ export class PostgresStore implements Store {
 
   async getPark(parkId: string): Promise<ParkRow | undefined> {
     return this.#read(`reading park ${parkId}`, (client) => runs.getPark(client, parkId));
+  }
+
+  async countOpenParks(): Promise<Partial<Record<ParkKind, number>>> {
+    return this.#read('counting open parks', (client) => runs.countOpenParks(client));
   }
 
   async listParks(filter: ParkFilter = {}): Promise<ParkRow[]> {

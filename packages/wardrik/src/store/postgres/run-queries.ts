@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { ParkDecision, StoredRecord } from '../../journal/records.js';
+import type { ParkDecision, ParkKind, StoredRecord } from '../../journal/records.js';
 import {
   checkLimit,
   type ParkColumns,
@@ -131,6 +131,14 @@ export function listParksQuery(filter: ParkFilter): Built | undefined {
   const order = newest ? 'created_at DESC, id DESC' : 'created_at, id';
   const text = `SELECT * FROM parks${where} ORDER BY ${order} LIMIT ${conditions.parameter(limit ?? null)}`;
   return { text, values: conditions.values };
+}
+
+export async function countOpenParks(client: pg.ClientBase): Promise<Partial<Record<ParkKind, number>>> {
+  const { rows } = await client.query<{ kind: ParkKind; count: string }>({
+    name: 'wardrik_count_open_parks_v1',
+    text: "SELECT kind, count(*) AS count FROM parks WHERE status = 'open' GROUP BY kind",
+  });
+  return Object.fromEntries(rows.map((row) => [row.kind, Number(row.count)]));
 }
 
 export async function listParks(client: pg.ClientBase, filter: ParkFilter): Promise<ParkRow[]> {

@@ -192,6 +192,14 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       CREATE UNIQUE INDEX artifacts_save_key ON artifacts (scope, name, save_key) WHERE save_key IS NOT NULL;
     `,
   },
+  {
+    version: 7,
+    name: 'open parks by kind',
+    sql: `
+      -- Open parks counted by kind (a metrics scrape) from the index alone.
+      CREATE INDEX parks_status_kind ON parks (status, kind);
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

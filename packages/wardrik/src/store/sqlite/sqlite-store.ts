@@ -11,7 +11,7 @@ import {
   StaleParkAnswerError,
   StoreError,
 } from '../../errors.js';
-import type { ParkDecision, StoredRecord } from '../../journal/records.js';
+import type { ParkDecision, ParkKind, StoredRecord } from '../../journal/records.js';
 import type { ArtifactSave, ArtifactScopeId } from '../artifact-store.js';
 import {
   checkLimit,
@@ -138,6 +138,7 @@ interface Statements {
   readonly parkState: Database.Statement<[string], ParkState>;
   readonly getRun: Database.Statement<[string], RunColumns>;
   readonly getPark: Database.Statement<[string], ParkColumns>;
+  readonly countOpenParks: Database.Statement<[], { kind: ParkKind; count: number }>;
   readonly loadJournal: Database.Statement<[string, number], RunRecordColumns>;
   readonly lastSeq: Database.Statement<[string], { seq: number | null }>;
   readonly flush: Database.Transaction<(ops: ReadonlyArray<string | number>) => void>;
@@ -508,6 +509,11 @@ export class SqliteStore implements Store {
   async getPark(parkId: string): Promise<ParkRow | undefined> {
     const row = await this.read(`reading park ${parkId}`, (statements) => statements.getPark.get(parkId));
     return row === undefined ? undefined : parkRowFrom(row);
+  }
+
+  async countOpenParks(): Promise<Partial<Record<ParkKind, number>>> {
+    const rows = await this.read('counting open parks', (statements) => statements.countOpenParks.all());
+    return Object.fromEntries(rows.map((row) => [row.kind, row.count]));
   }
 
   async listParks(filter: ParkFilter = {}): Promise<ParkRow[]> {
@@ -1065,6 +1071,9 @@ function prepare(database: Database.Database): Statements {
     parkState: database.prepare<[string], ParkState>('SELECT status, answered_at, answered_by FROM parks WHERE id = ?'),
     getRun: database.prepare<[string], RunColumns>('SELECT * FROM runs WHERE id = ?'),
     getPark: database.prepare<[string], ParkColumns>('SELECT * FROM parks WHERE id = ?'),
+    countOpenParks: database.prepare<[], { kind: ParkKind; count: number }>(
+      "SELECT kind, count(*) AS count FROM parks WHERE status = 'open' GROUP BY kind",
+    ),
     lastSeq: database.prepare<[string], { seq: number | null }>('SELECT max(seq) AS seq FROM journal WHERE run_id = ?'),
     loadJournal: database.prepare<[string, number], RunRecordColumns>(
       'SELECT seq, record FROM journal WHERE run_id = ? AND seq > ? ORDER BY seq',
