@@ -6,12 +6,10 @@
  * of the call's attempt, itself a child of the call's span).
  */
 import { join } from 'node:path';
-import type { Tracer } from '@opentelemetry/api';
 import {
   AlwaysOffSampler,
   BasicTracerProvider,
   InMemorySpanExporter,
-  type ReadableSpan,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { ok, park, tool } from '@wardrik/core';
@@ -19,28 +17,8 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { agentTool, defineAgent, enableTracing, type Wardrik } from '../src/index.js';
 import { ScriptedModel } from '../src/testing/index.js';
 import { openWardrik, tempDbPath } from './helpers.js';
+import { idOf, memoryTracing, named, only, parentOf, traceOf } from './telemetry-spans.js';
 import { FIXTURES, plan, SLOW, until, WorkersEnv, workerCall } from './workers-env.js';
-
-/** A tracer whose finished spans land in memory (a fresh one per simulated process). */
-function memoryTracing(): { tracer: Tracer; spans: () => ReadableSpan[] } {
-  const exporter = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-  return { tracer: provider.getTracer('test'), spans: () => exporter.getFinishedSpans() };
-}
-
-function named(spans: readonly ReadableSpan[], name: string): ReadableSpan[] {
-  return spans.filter((span) => span.name === name);
-}
-
-function only(spans: readonly ReadableSpan[], name: string): ReadableSpan {
-  const found = named(spans, name);
-  expect(found.map((span) => span.name)).toEqual([name]);
-  return found[0] as ReadableSpan;
-}
-
-const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
-const idOf = (span: ReadableSpan) => span.spanContext().spanId;
-const traceOf = (span: ReadableSpan) => span.spanContext().traceId;
 
 const lookup = tool({
   name: 'lookup',
