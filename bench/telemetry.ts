@@ -30,7 +30,10 @@ import { memoryStore, ScriptedModel } from 'wardrik/testing';
 import { median, table, us } from './stats.js';
 
 const STEPS = 200;
-const ROUNDS = 15;
+/** Rounds of the CPU workloads (`TELEMETRY_ROUNDS`; the wall-time ones scale with it). */
+const ROUNDS = Number(process.env.TELEMETRY_ROUNDS ?? 15);
+/** Which workloads to run (`TELEMETRY_ONLY=1,2`: by their number in the list below, from 1). Default all. */
+const ONLY = process.env.TELEMETRY_ONLY?.split(',').map(Number);
 const HOOK_NAMES: readonly HookName[] = [
   'run-started',
   'run-start-failed',
@@ -305,7 +308,7 @@ const WORKLOADS: readonly Workload[] = [
     store: () => sqliteStore(tempDb()),
     tool: update,
     steps: 40,
-    rounds: 7,
+    rounds: Math.ceil((ROUNDS * 7) / 15),
     measure: 'wall',
   },
   {
@@ -313,7 +316,7 @@ const WORKLOADS: readonly Workload[] = [
     store: () => sqliteStore(tempDb()),
     tool: lookup,
     steps: 20,
-    rounds: 5,
+    rounds: Math.ceil(ROUNDS / 3),
     modelMs: 20,
     measure: 'wall',
   },
@@ -321,7 +324,8 @@ const WORKLOADS: readonly Workload[] = [
 
 export async function main(): Promise<void> {
   console.log(`\n## Telemetry: what a step costs with telemetry on, next to off (scripted model, one call a step)`);
-  for (const workload of WORKLOADS) {
+  for (const [index, workload] of WORKLOADS.entries()) {
+    if (ONLY && !ONLY.includes(index + 1)) continue;
     const medians = await perStep(workload);
     const off = medians.get('off') ?? Number.NaN;
     table(
