@@ -147,15 +147,22 @@ export interface ContextOptions {
   readonly completeExternal?: CompleteExternal;
   /** The call attempt's trace context, when telemetry is on. */
   readonly traceContext?: Readonly<Record<string, string>>;
-  /** The memory service, scoped to the run (none: `memory.search` rejects, saying so). */
-  readonly memory?: MemorySource;
-  /** The artifact service, scoped to the run (none: `artifacts` calls reject, saying so). */
-  readonly artifacts?: ArtifactSource;
+  /**
+   * The memory service, scoped to the run (none: `memory.search` rejects, saying so). A function
+   * is called when the tool first reads `context.memory` (most tools never do).
+   */
+  readonly memory?: MemorySource | (() => MemorySource | undefined);
+  /**
+   * The artifact service, scoped to the run (none: `artifacts` calls reject, saying so). A
+   * function is called when the tool first reads `context.artifacts`.
+   */
+  readonly artifacts?: ArtifactSource | (() => ArtifactSource | undefined);
   /** Labels what the call saves carries beyond the run's and the call's (the tool's `labels` annotation). */
   readonly toolLabels?: readonly Label[];
 }
 
 const neverAborted = new AbortController().signal;
+const noChanges: readonly StateChange[] = Object.freeze([]);
 
 const noRuntime: CompleteExternal = () =>
   Promise.reject(new Error('completeExternal: this call runs outside a Wardrik runtime, which delivers results'));
@@ -166,50 +173,73 @@ export class CallContext implements ToolContext {
   readonly agent: string;
   readonly principal: string;
   readonly sessionId?: string;
-  readonly state: StateView;
   readonly callId: string;
   readonly idempotencyKey: string;
   readonly approval?: Approval;
+  readonly completeExternal: CompleteExternal;
+  readonly traceContext?: Readonly<Record<string, string>>;
+  // What most tools never read is made when first read: a call's context is made at every step.
+  readonly #options: ContextOptions;
   #signal: AbortSignal | (() => AbortSignal);
   #measures: Measures = {};
   #runLabels: readonly Label[];
   #added: Label[] = [];
-  #privates: Map<unknown, unknown>;
-  #onProgress: ((progress: Progress) => void) | undefined;
-  readonly completeExternal: CompleteExternal;
-  readonly traceContext?: Readonly<Record<string, string>>;
-  readonly memory: MemoryView;
-  readonly artifacts: ArtifactsView;
+  #privates: Map<unknown, unknown> | undefined;
+  #state: StateView | undefined;
+  #memory: MemoryView | undefined;
+  #artifacts: ArtifactsView | undefined;
 
   constructor(options: ContextOptions) {
+    this.#options = options;
     this.runId = options.runId;
     this.agent = options.agent;
     this.principal = options.principal;
     if (options.sessionId !== undefined) this.sessionId = options.sessionId;
-    this.state = new StateView(options.state, {
-      onRead: (labels) => {
-        this.#added.push(...labels);
-      },
-      writeRefusal: options.stateWriteRefusal,
-    });
     this.callId = options.callId;
     this.idempotencyKey = options.idempotencyKey;
     this.#signal = options.signal ?? neverAborted;
     this.#runLabels = options.labels ?? [];
-    this.#privates = new Map(options.privates);
     if (options.approval) this.approval = options.approval;
-    this.#onProgress = options.onProgress;
     this.completeExternal = options.completeExternal ?? noRuntime;
     if (options.traceContext) this.traceContext = options.traceContext;
-    const onRead = (labels: readonly Label[]) => {
-      this.#added.push(...labels);
-    };
-    this.memory = new MemoryView(options.memory, onRead);
-    const toolLabels = options.toolLabels ?? [];
-    this.artifacts = new ArtifactsView(options.artifacts, {
-      labels: () => mergeLabels(this.labels, toolLabels),
-      onRead,
+  }
+
+  get state(): StateView {
+    this.#state ??= new StateView(this.#options.state, {
+      onRead: (labels) => this.#onRead(labels),
+      writeRefusal: this.#options.stateWriteRefusal,
     });
+    return this.#state;
+  }
+
+  get memory(): MemoryView {
+    const source = this.#options.memory;
+    this.#memory ??= new MemoryView(typeof source === 'function' ? source() : source, (labels) => this.#onRead(labels));
+    return this.#memory;
+  }
+
+  get artifacts(): ArtifactsView {
+    if (this.#artifacts === undefined) {
+      const source = this.#options.artifacts;
+      const toolLabels = this.#options.toolLabels ?? [];
+      this.#artifacts = new ArtifactsView(typeof source === 'function' ? source() : source, {
+        labels: () => mergeLabels(this.labels, toolLabels),
+        onRead: (labels) => this.#onRead(labels),
+      });
+    }
+    return this.#artifacts;
+  }
+
+  /**
+   * Gives what this call saved as artifacts the labels of its answer (see
+   * `ArtifactsView.labelSaves`); nothing to do when the tool never looked at its artifacts.
+   */
+  async labelArtifactSaves(labels: readonly Label[]): Promise<void> {
+    await this.#artifacts?.labelSaves(labels);
+  }
+
+  #onRead(labels: readonly Label[]): void {
+    this.#added.push(...labels);
   }
 
   get agentName(): string {
@@ -223,7 +253,7 @@ export class CallContext implements ToolContext {
 
   /** The state writes this call made, one per key. */
   get stateChanges(): readonly StateChange[] {
-    return this.state.changes;
+    return this.#state?.changes ?? noChanges;
   }
 
   reportProgress(progress: number, options: { total?: number; message?: string } = {}): void {
@@ -237,7 +267,7 @@ export class CallContext implements ToolContext {
     if (message !== undefined && typeof message !== 'string') {
       throw new TypeError(`reportProgress: message must be a string, got ${typeof message}`);
     }
-    this.#onProgress?.({
+    this.#options.onProgress?.({
       progress,
       ...(total === undefined ? {} : { total }),
       ...(message === undefined ? {} : { message }),
@@ -277,10 +307,13 @@ export class CallContext implements ToolContext {
   }
 
   getPrivate<T>(owner: unknown, fallback: T): T {
-    return this.#privates.has(owner) ? (this.#privates.get(owner) as T) : fallback;
+    const privates = this.#privates ?? this.#options.privates;
+    return privates?.has(owner) ? (privates.get(owner) as T) : fallback;
   }
 
   putPrivate(owner: unknown, value: unknown): void {
+    // The call's own copy, made at its first put: the values given stay as they were.
+    this.#privates ??= new Map(this.#options.privates);
     this.#privates.set(owner, value);
   }
 }

@@ -46,10 +46,10 @@ export interface AttemptInput {
   readonly stateWriteRefusal?: (key: string) => string | undefined;
   /** Delivers results of long-running work. */
   readonly completeExternal?: CompleteExternal;
-  /** The memory service, scoped to the run. */
-  readonly memory?: MemorySource;
-  /** The artifact service, scoped to the run and this call. */
-  readonly artifacts?: ArtifactSource;
+  /** The memory service, scoped to the run (made when the tool first reads `context.memory`). */
+  readonly memory?: () => MemorySource | undefined;
+  /** The artifact service, scoped to the run and this call (made when the tool first reads `context.artifacts`). */
+  readonly artifacts?: () => ArtifactSource | undefined;
   /** Values the runtime gives the tool on its context, by owning module (`getPrivate`). */
   readonly privates?: ReadonlyMap<unknown, unknown>;
   /** The attempt's trace context, when telemetry is on. */
@@ -65,10 +65,22 @@ export interface CallServicesRequest {
   readonly idempotencyKey: string;
 }
 
-/** The memory and artifact services of one call. */
+/** Where a call's memory and artifact services come from (made when its tool first reads them). */
 export interface CallServices {
-  readonly memory?: MemorySource;
-  readonly artifacts?: ArtifactSource;
+  memoryFor(request: CallServicesRequest): MemorySource;
+  artifactsFor(request: CallServicesRequest): ArtifactSource;
+}
+
+const onlyTools = new WeakMap<Tool<Arguments>, ReadonlyMap<string, Tool<Arguments>>>();
+
+/** `tool` alone, under the name the call gave it (one map per tool, made once: this is done at every call). */
+export function onlyTool(name: string, tool: Tool<Arguments>): ReadonlyMap<string, Tool<Arguments>> {
+  let tools = onlyTools.get(tool);
+  if (tools?.has(name) !== true) {
+    tools = new Map([[name, tool]]);
+    onlyTools.set(tool, tools);
+  }
+  return tools;
 }
 
 /**
@@ -101,28 +113,24 @@ export async function attemptCall(input: AttemptInput): Promise<Attempt> {
     privates: input.privates,
     traceContext: input.traceContext,
   });
-  const answered = call(input.tools, { id: input.callId, name: input.name, arguments: input.arguments }, context).then(
-    async (answer): Promise<Attempt> => ({
-      kind: 'answered',
-      answer: await withSavesLabelled(context, answer),
-      stateChanges: context.stateChanges,
-    }),
-  );
+  // One promise settled by whichever comes first: the answer, a cancel of the run, the timeout.
   let stopWaiting: (() => void) | undefined;
-  const cancelled = new Promise<Attempt>((resolve) => {
+  let timer: NodeJS.Timeout | undefined;
+  const attempt = new Promise<Attempt>((resolve, reject) => {
+    call(input.tools, { id: input.callId, name: input.name, arguments: input.arguments }, context)
+      .then((answer) => withSavesLabelled(context, answer))
+      .then((answer) => resolve({ kind: 'answered', answer, stateChanges: context.stateChanges }), reject);
     if (input.run.aborted) resolve({ kind: 'cancelled' });
     else stopWaiting = input.run.onAbort(() => resolve({ kind: 'cancelled' }));
-  });
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<Attempt>((resolve) => {
-    if (!controller || timeout === undefined) return;
-    timer = setTimeout(() => {
-      controller.abort(new Error(`timed out after ${timeout} ms`));
-      resolve({ kind: 'timeout', ms: timeout, answerSoFar: snapshot(context) });
-    }, timeout);
+    if (controller && timeout !== undefined) {
+      timer = setTimeout(() => {
+        controller.abort(new Error(`timed out after ${timeout} ms`));
+        resolve({ kind: 'timeout', ms: timeout, answerSoFar: snapshot(context) });
+      }, timeout);
+    }
   });
   try {
-    return await Promise.race([answered, cancelled, timedOut]);
+    return await attempt;
   } finally {
     if (timer) clearTimeout(timer);
     stopWaiting?.();
@@ -133,10 +141,14 @@ export async function attemptCall(input: AttemptInput): Promise<Attempt> {
  * Gives the artifacts the call saved its answer's labels (a tool may say `outside` only in its
  * answer); if that fails, the call fails with an error answer saying so, keeping its labels.
  */
-async function withSavesLabelled(context: ReturnType<typeof createContext>, answer: Answer): Promise<Answer> {
-  if (answer.type === 'park') return answer;
+function withSavesLabelled(context: ReturnType<typeof createContext>, answer: Answer): Answer | Promise<Answer> {
+  if (answer.type === 'park' || !answer.labels?.length) return answer;
+  return labelSaves(context, answer);
+}
+
+async function labelSaves(context: ReturnType<typeof createContext>, answer: Answer): Promise<Answer> {
   try {
-    await context.artifacts.labelSaves(answer.labels ?? []);
+    await context.labelArtifactSaves(answer.labels ?? []);
     return answer;
   } catch (cause) {
     return error(`the artifacts this call saved could not be labelled: ${describeReason(cause)}`, {

@@ -39,7 +39,7 @@ import type { ModelRequest, ModelResponse } from '../model/model.js';
 import { type ScopedStateWrite, stateScopesOf } from '../store/session-store.js';
 import type { Lease, ParkRow, PendingAnswer, RunRow, RunWrite, Store } from '../store/store.js';
 import { WORKER_TOOL, type WorkerHub, type WorkerToolInfo } from '../workers/worker-hub.js';
-import { type Attempt, attemptCall, type CallServices, type CallServicesRequest } from './attempt-call.js';
+import { type Attempt, attemptCall, type CallServices, type CallServicesRequest, onlyTool } from './attempt-call.js';
 import { backoffDelay, type RetryPolicy, sleep } from './backoff.js';
 import {
   type CallbackCall,
@@ -89,7 +89,7 @@ export interface DriverDeps {
   /** Delivers results of long-running work; tools get it on their context. */
   readonly completeExternal?: CompleteExternal;
   /** The memory and artifact services a call's context uses, scoped to its run. */
-  readonly callServices?: (call: CallServicesRequest) => CallServices;
+  readonly callServices?: CallServices;
   /** The runtime's agents: whom a run may be transferred to, and the tools added to each. */
   readonly agents: AgentDirectory;
   /** Starts (or finds) the child run of a call of an agent tool, and answers the call with how it came out. */
@@ -493,15 +493,16 @@ export class RunDriver {
         });
       }
       const traceContext = hooks.attemptTrace({ runId: this.runId, callId: call.callId, attempt });
-      const services = this.#deps.callServices?.({
+      const services = this.#deps.callServices;
+      const scope: CallServicesRequest = {
         runId: this.runId,
         app: this.state.app,
         principal: this.state.principal,
         sessionId: this.state.sessionId,
         idempotencyKey,
-      });
+      };
       const outcome = await attemptCall({
-        tools: tool ? new Map([[call.name, tool]]) : this.#agent.tools,
+        tools: tool ? onlyTool(call.name, tool) : this.#agent.tools,
         callId: call.callId,
         name: call.name,
         arguments: call.arguments,
@@ -520,8 +521,8 @@ export class RunDriver {
         state: values,
         stateWriteRefusal: (key) => this.#stateWriteRefusal(key),
         completeExternal: this.#deps.completeExternal,
-        memory: services?.memory,
-        artifacts: services?.artifacts,
+        memory: services && (() => services.memoryFor(scope)),
+        artifacts: services && (() => services.artifactsFor(scope)),
       });
       if (hooks.has('call-attempt-ended')) {
         hooks.emit('call-attempt-ended', {
@@ -573,7 +574,7 @@ export class RunDriver {
           labels: partial.labels,
         });
       }
-      answer = storableAnswer({ ...answer, measures: spent } as Answer);
+      answer = storableAnswer(answer, spent);
       if (call.editedBy) answer = toldOfEdit(answer, call);
       if (answer.type !== 'park' && this.#agent.callbacks.afterTool) answer = await this.#afterTool(call, tool, answer);
       if (answer.type === 'park') {

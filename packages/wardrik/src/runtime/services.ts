@@ -1,3 +1,4 @@
+import type { ArtifactSource, MemorySource } from '@wardrik/core';
 import type { Agent } from '../agent.js';
 import type { ArtifactService } from '../artifacts/runtime-artifacts.js';
 import { DEFAULT_MAX_ARTIFACT_BYTES, RuntimeArtifacts } from '../artifacts/runtime-artifacts.js';
@@ -33,7 +34,7 @@ export interface ArtifactOptions {
 }
 
 /** The runtime's memory and artifacts, and what each call's context gets of them. */
-export class Services {
+export class Services implements CallServices {
   readonly memory: RuntimeMemory;
   readonly artifacts: RuntimeArtifacts;
   readonly #remember: boolean;
@@ -80,12 +81,14 @@ export class Services {
       });
   }
 
-  /** What one call's context gets: memory for the run's principal and app, artifacts of its session. */
-  forCall(request: CallServicesRequest): CallServices {
-    return {
-      memory: this.memory.sourceFor(request),
-      artifacts: this.artifacts.sourceFor(request),
-    };
+  /** What one call's context gets of memory: the run's principal's and app's. */
+  memoryFor(request: CallServicesRequest): MemorySource {
+    return this.memory.sourceFor(request);
+  }
+
+  /** What one call's context gets of artifacts: its session's and its principal's. */
+  artifactsFor(request: CallServicesRequest): ArtifactSource {
+    return this.artifacts.sourceFor(request);
   }
 
   /** Whether runs are added to memory as they end (`addSessions: 'after-each-run'`): then call `runEnded`. */

@@ -257,7 +257,7 @@ export class Wardrik {
       },
       agents: this.#agents,
       hooks: this.hooks,
-      callServices: (request) => this.#services.forCall(request),
+      callServices: this.#services,
       runChild: (request) =>
         runChild(
           {
