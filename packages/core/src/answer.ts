@@ -87,11 +87,8 @@ function brand<T extends Answer>(answer: T): T {
  * ```
  */
 export function ok(value: unknown, options: ReportOptions = {}): OkAnswer {
-  return brand({
-    type: 'ok',
-    value,
-    ...report(options),
-  });
+  const { measures, labels } = report(options);
+  return brand({ type: 'ok', value, measures, labels });
 }
 
 /**

@@ -55,6 +55,9 @@ export async function call(tools: Tools, toolCall: ToolCall, context: CallContex
   } catch (thrown) {
     answer = error(describeReason(thrown), { code: 'thrown' });
   }
+  const nothingReported =
+    isEmpty(callContext.measures) && callContext.addedLabels.length === 0 && !found.annotations.labels?.length;
+  if (nothingReported && isAnswer(answer)) return answer; // most calls: the answer says it all
   return withReport(
     answer,
     callContext.measuresWith(answer.measures),
@@ -73,6 +76,11 @@ function unknownToolReason(tools: Tools, name: unknown): string {
   const names = tools instanceof Map ? [...tools.keys()] : (tools as readonly Tool<Arguments>[]).map((t) => t.name);
   const available = names.length ? `available tools: ${names.join(', ')}` : 'no tools are available';
   return `Unknown tool ${JSON.stringify(name)}; ${available}`;
+}
+
+function isEmpty(measures: object): boolean {
+  for (const _ in measures) return false;
+  return true;
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

@@ -1,4 +1,4 @@
-import { type Answer, error, exceedsDepth, MAX_JSON_DEPTH, normalizeArguments } from '@wardrik/core';
+import { type Answer, describeReason, error, exceedsDepth, MAX_JSON_DEPTH, normalizeArguments } from '@wardrik/core';
 
 /*
  * What enters the journal from outside — a model's call arguments, a tool's answer, a worker's
@@ -26,31 +26,91 @@ export function journaledArguments(raw: unknown): JournaledArguments {
 }
 
 /**
- * The answer as the journal will keep it: its value (or a park's details) turned into plain JSON,
- * so that the model sees now what a recovered run would see. A value that has no JSON form
- * (a BigInt, a cycle) or nests deeper than `MAX_JSON_DEPTH` becomes an error answer saying so,
- * keeping what the call reported (measures, labels).
+ * The answer as the journal will keep it, with `measures` (default: its own): its value (or a
+ * park's details) turned into plain JSON — a copy — so that the model sees now what a recovered
+ * run would see. A value that has no JSON form (a BigInt, a cycle) or nests deeper than
+ * `MAX_JSON_DEPTH` becomes an error answer saying so, keeping what the call reported (measures,
+ * labels).
  */
-export function storableAnswer(answer: Answer): Answer {
-  if (answer.type === 'error') return answer;
+export function storableAnswer(answer: Answer, measures = answer.measures): Answer {
+  if (answer.type === 'error') return measures === answer.measures ? answer : { ...answer, measures };
   const content = answer.type === 'ok' ? answer.value : answer.details;
   if (content === undefined || content === null || typeof content !== 'object') {
     if (typeof content === 'bigint' || typeof content === 'symbol' || typeof content === 'function') {
-      return unstorable(answer, `a ${typeof content} has no JSON form`);
+      return unstorable({ ...answer, measures }, `a ${typeof content} has no JSON form`);
     }
-    return answer;
-  }
-  if (exceedsDepth(content, MAX_JSON_DEPTH)) {
-    return unstorable(answer, `it nests deeper than ${MAX_JSON_DEPTH} levels, the most accepted`);
+    return measures === answer.measures ? answer : { ...answer, measures };
   }
   let plain: unknown;
   try {
-    const json = JSON.stringify(content);
-    plain = json === undefined ? null : JSON.parse(json);
-  } catch (cause) {
-    return unstorable(answer, `it has no JSON form (${(cause as Error).message})`);
+    plain = plainCopy(content, MAX_JSON_DEPTH);
+  } catch {
+    plain = NOT_PLAIN; // a getter or a proxy that throws: JSON says so below
   }
-  return answer.type === 'ok' ? { ...answer, value: plain } : { ...answer, details: plain };
+  if (plain === NOT_PLAIN) {
+    // Dates, class instances, toJSON, undefined members…: JSON's own rules decide what is kept.
+    try {
+      if (exceedsDepth(content, MAX_JSON_DEPTH)) plain = TOO_DEEP;
+      else {
+        const json = JSON.stringify(content);
+        plain = json === undefined ? null : JSON.parse(json);
+      }
+    } catch (cause) {
+      return unstorable({ ...answer, measures }, `it has no JSON form (${describeReason(cause)})`);
+    }
+  }
+  if (plain === TOO_DEEP) {
+    return unstorable({ ...answer, measures }, `it nests deeper than ${MAX_JSON_DEPTH} levels, the most accepted`);
+  }
+  return answer.type === 'ok'
+    ? { type: 'ok', value: plain, measures, labels: answer.labels }
+    : { ...answer, measures, details: plain };
+}
+
+/** What {@link plainCopy} gives for a value JSON would change (then JSON itself copies it). */
+const NOT_PLAIN = Symbol('not plain JSON');
+/** What {@link plainCopy} gives for a value nesting deeper than it may. */
+const TOO_DEEP = Symbol('too deep');
+
+/**
+ * A copy of `value` if it is plain JSON already — strings, booleans, finite numbers, null, arrays
+ * of them and objects of them (plain objects, no `toJSON`) — nesting at most `depth` levels; else
+ * `NOT_PLAIN` or `TOO_DEEP`. What JSON.stringify then JSON.parse would give, made without either.
+ */
+function plainCopy(value: unknown, depth: number): unknown {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value;
+    case 'number':
+      return Number.isFinite(value) ? (value === 0 ? 0 : value) : NOT_PLAIN; // -0 is written 0
+    case 'object':
+      break;
+    default:
+      return NOT_PLAIN; // undefined, bigint, symbol, function
+  }
+  if (value === null) return null;
+  if (depth <= 0) return TOO_DEEP;
+  if (Array.isArray(value)) {
+    const copy: unknown[] = [];
+    for (let index = 0; index < value.length; index++) {
+      const item = plainCopy(value[index], depth - 1);
+      if (item === NOT_PLAIN || item === TOO_DEEP) return item;
+      copy.push(item);
+    }
+    return copy;
+  }
+  const prototype = Object.getPrototypeOf(value);
+  if ((prototype !== Object.prototype && prototype !== null) || 'toJSON' in value) return NOT_PLAIN;
+  const copy: Record<string, unknown> = {};
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    if (key === '__proto__') return NOT_PLAIN; // as an own key it must stay one: JSON.parse keeps it so
+    const item = plainCopy((value as Record<string, unknown>)[key], depth - 1);
+    if (item === NOT_PLAIN || item === TOO_DEEP) return item;
+    copy[key] = item;
+  }
+  return copy;
 }
 
 function unstorable(answer: Answer, why: string): Answer {
