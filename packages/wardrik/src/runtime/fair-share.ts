@@ -7,7 +7,7 @@
  * they go on. So every run checks before each model step, and once the runs of this process have
  * had the loop for a slice, they all wait for it to turn once (a `setImmediate`) and go on.
  */
-const SLICE_MS = 5;
+const SLICE_MS = 2;
 
 let sliceStarted = performance.now();
 /** The turn being waited for, shared by every run that reached its check meanwhile. */
