@@ -13,7 +13,6 @@ import {
   ok,
   type Progress,
   repeatable,
-  type StateSource,
   type Tool,
 } from '@wardrik/core';
 import type { Agent } from '../agent.js';
@@ -127,6 +126,8 @@ export class RunDriver {
   readonly #abort = new RunAbort();
   #cancelReason: string | undefined;
   #tools: ToolResolver;
+  /** What each step is given, while the run is under an agent whose tools and instructions never change. */
+  #fixed: { readonly agent: Agent; readonly prepared: PreparedStep } | undefined;
   /** The run's state values, loaded from the store once per driver. */
   #values: Promise<StateValues> | undefined;
   /** The step whose calls transferred the run (one transfer a step). */
@@ -197,7 +198,7 @@ export class RunDriver {
           await turn;
           continue; // a cancel or a stop may have come meanwhile
         }
-        const prepared = await this.#prepareStep();
+        const prepared = this.#fixedStep() ?? (await this.#prepareStep());
         const generated = await this.#generate(prepared);
         if (generated === undefined) continue;
         const { response, callback } = generated;
@@ -793,13 +794,23 @@ export class RunDriver {
     return undefined;
   }
 
-  /** What the next model step is given: instructions with state rendered, the tools offered now, and the labels they carried. */
-  async #prepareStep(): Promise<{ instructions: string; offered: OfferedTools; labels: Label[] }> {
+  /**
+   * What every model step of an agent with fixed tools and plain instructions is given (made once
+   * per agent the run is under); undefined for any other agent.
+   */
+  #fixedStep(): PreparedStep | undefined {
     const agent = this.#agent;
-    if (!agent.templated && this.#tools.fixed) {
-      const { offered } = await this.#tools.resolve(this.#resolveInput(undefined));
-      return { instructions: agent.instructions, offered, labels: [] };
+    if (agent.templated || !this.#tools.fixed) return undefined;
+    if (this.#fixed?.agent !== agent) {
+      const offered = this.#tools.fixedOffer();
+      this.#fixed = { agent, prepared: { instructions: agent.instructions, offered, labels: NO_LABELS } };
     }
+    return this.#fixed.prepared;
+  }
+
+  /** What the next model step is given: instructions with state rendered, the tools offered now, and the labels they carried. */
+  async #prepareStep(): Promise<PreparedStep> {
+    const agent = this.#agent;
     const values = await this.#stateValues();
     const rendered = agent.templated ? renderInstructions(agent.instructions, values) : undefined;
     const { offered, labels } = await this.#resolveTools(values);
@@ -814,7 +825,7 @@ export class RunDriver {
     return this.#tools.resolve(this.#resolveInput(values));
   }
 
-  #resolveInput(values: StateValues | undefined): ResolveInput {
+  #resolveInput(values: StateValues): ResolveInput {
     const abort = this.#abort;
     return {
       runId: this.runId,
@@ -822,7 +833,7 @@ export class RunDriver {
       sessionId: this.state.sessionId,
       step: this.state.steps + 1,
       labels: this.state.labels,
-      state: values ?? NO_STATE,
+      state: values,
       get signal() {
         return abort.signal; // made only if a toolset asks for it
       },
@@ -1277,7 +1288,14 @@ function callbackCall(call: CallState, tool: Tool<Arguments> | undefined): Callb
 }
 
 /** The state of a step that reads none (fixed tools, instructions without `{key}`). */
-const NO_STATE: StateSource = { entry: () => undefined, keys: () => [] };
+const NO_LABELS: readonly Label[] = Object.freeze([]);
+
+/** What a model step is given. */
+interface PreparedStep {
+  readonly instructions: string;
+  readonly offered: OfferedTools;
+  readonly labels: readonly Label[];
+}
 
 function sameNames(a: readonly string[], b: readonly string[]): boolean {
   if (a === b) return true;

@@ -89,18 +89,21 @@ export class ToolResolver {
     return this.#current;
   }
 
+  /** The tools offered at every step when they are {@link fixed} (the agent's own, and those added). */
+  fixedOffer(): OfferedTools {
+    this.#current ??= {
+      definitions: this.#ownDefinitions,
+      names: this.#ownDefinitions.map((each) => each.name),
+      fromToolsets: new Map(),
+      unavailable: [],
+    };
+    return this.#current;
+  }
+
   /** The tools offered now, and the labels the toolsets took from state they read. */
   async resolve(input: ResolveInput): Promise<{ offered: OfferedTools; labels: Label[] }> {
     const agent = this.#agent;
-    if (this.fixed) {
-      this.#current ??= {
-        definitions: this.#ownDefinitions,
-        names: this.#ownDefinitions.map((each) => each.name),
-        fromToolsets: new Map(),
-        unavailable: [],
-      };
-      return { offered: this.#current, labels: [] };
-    }
+    if (this.fixed) return { offered: this.fixedOffer(), labels: [] };
     let labels: Label[] = [];
     const parts: unknown[] = [];
     const unavailable: { toolset: string; reason: string }[] = [];
