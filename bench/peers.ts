@@ -115,7 +115,8 @@ function measureInChild(subject: SubjectSpec): Promise<Figures | Error> {
     process.execPath,
     [
       '--expose-gc',
-      '--conditions=@wardrik/source',
+      // Wardrik from its build, as the peers run from theirs (`npm run bench` builds first): run
+      // from source, tsx's keep-names helper alone costs it ~10 % of a step.
       '--import',
       tsx,
       join(peersFolder, subject.script),

@@ -1,0 +1,51 @@
+// Steps a second of 64 concurrent runs of 100 read-only calls each (a scripted model that answers at
+// once), on SQLite FULL (or `STORE=memory`), after 3 waves to warm up; prints steps/s, wall and CPU
+// (every thread's) a step. Plain on purpose: it runs unchanged against an older tree of this repo
+// (check it out with `git worktree add`, link its node_modules to this one's, build both), so that
+// old and new code can be measured alternately in the same minutes:
+//   node --expose-gc --import tsx bench/steps-per-second.ts      (from the build: `npm run build` first)
+// Sizes: RUNS (64), CALLS (100), WAVES (15).
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { tool } from '@wardrik/core';
+import { createWardrik, defineAgent, sqliteStore } from 'wardrik';
+import { memoryStore, ScriptedModel } from 'wardrik/testing';
+
+const RUNS = Number(process.env.RUNS ?? 64);
+const CALLS = Number(process.env.CALLS ?? 100);
+const WAVES = Number(process.env.WAVES ?? 15);
+
+const lookup = tool({
+  name: 'lookup',
+  description: 'Looks a key up.',
+  schema: { key: { type: 'string', required: true } },
+  annotations: { readOnly: true },
+  run: ({ key }) => ({ key, value: 42 }),
+});
+const model = new ScriptedModel((request) =>
+  request.step <= CALLS
+    ? { toolCalls: [{ name: 'lookup', arguments: { key: `k${request.step}` } }] }
+    : { text: 'done' },
+);
+const store =
+  process.env.STORE === 'memory'
+    ? memoryStore()
+    : sqliteStore(join(mkdtempSync(join(tmpdir(), 'wardrik-sps-')), 'x.db'));
+const wardrik = await createWardrik({
+  store,
+  agents: [defineAgent({ name: 'bench', instructions: '', tools: [lookup], model })],
+});
+const wave = () => Promise.all(Array.from({ length: RUNS }, () => wardrik.run('bench', 'go')));
+
+for (let warm = 0; warm < 3; warm++) await wave();
+const started = process.hrtime.bigint();
+const cpu = process.cpuUsage();
+for (let index = 0; index < WAVES; index++) await wave();
+const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+const used = process.cpuUsage(cpu);
+const steps = WAVES * RUNS * (CALLS + 1);
+console.log(
+  `${Math.round(steps / seconds)} steps/s, wall ${((seconds * 1e6) / steps).toFixed(1)} µs a step, CPU ${((used.user + used.system) / steps).toFixed(1)} µs a step`,
+);
+await wardrik.close();
