@@ -11,6 +11,7 @@ import {
   type TurnClaim,
   writesByScope,
 } from '../session-store.js';
+import { DELETE_STATE_VALUE, PUT_STATE_VALUE } from './write-ops.js';
 
 interface SessionColumns {
   readonly id: string;
@@ -71,12 +72,8 @@ export function prepareSessions(database: Database.Database): SqliteSessions {
   const valuesOf = database.prepare<[string], StateValueColumns>(
     'SELECT * FROM state_values WHERE scope = ? ORDER BY key',
   );
-  const putValue = database.prepare<[string, string, string, string, number, string]>(
-    `INSERT INTO state_values (scope, key, value, labels, updated_at, updated_by) VALUES (?, ?, ?, ?, ?, ?)
-     ON CONFLICT (scope, key) DO UPDATE SET value = excluded.value, labels = excluded.labels,
-       updated_at = excluded.updated_at, updated_by = excluded.updated_by`,
-  );
-  const deleteValue = database.prepare<[string, string]>('DELETE FROM state_values WHERE scope = ? AND key = ?');
+  const putValue = database.prepare<[string, string, string, string, number, string]>(PUT_STATE_VALUE);
+  const deleteValue = database.prepare<[string, string]>(DELETE_STATE_VALUE);
   const nextEdit = database.prepare<[], { id: number }>('SELECT coalesce(max(id), 0) + 1 AS id FROM state_edits');
   const insertEdit = database.prepare<[number, string, number, string, string, string]>(
     'INSERT INTO state_edits (id, scope, at, edited_by, reason, writes) VALUES (?, ?, ?, ?, ?, ?)',

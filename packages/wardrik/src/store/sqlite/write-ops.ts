@@ -7,6 +7,13 @@ import type { SerializedWrite } from '../columns.js';
  * thread cheaply (see `CommitThread`), and the event loop runs the same list when it commits itself.
  */
 
+/** A state value written (scope, key, value, labels, updated_at, updated_by): by runs and by people's edits. */
+export const PUT_STATE_VALUE = `INSERT INTO state_values (scope, key, value, labels, updated_at, updated_by) VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (scope, key) DO UPDATE SET value = excluded.value, labels = excluded.labels,
+       updated_at = excluded.updated_at, updated_by = excluded.updated_by`;
+/** A state value deleted (scope, key). */
+export const DELETE_STATE_VALUE = 'DELETE FROM state_values WHERE scope = ? AND key = ?';
+
 /** Each statement's SQL and how many parameters it takes, by index (the `op` in the list). */
 export const WRITE_STATEMENTS: ReadonlyArray<{ readonly sql: string; readonly parameters: number }> = [
   {
@@ -25,13 +32,8 @@ export const WRITE_STATEMENTS: ReadonlyArray<{ readonly sql: string; readonly pa
   { sql: `UPDATE parks SET status = 'closed' WHERE id = ? AND run_id = ? AND status = 'open'`, parameters: 2 },
   { sql: 'UPDATE parks SET recorded = 1 WHERE id = ? AND run_id = ?', parameters: 2 },
   { sql: 'DELETE FROM run_cancels WHERE run_id = ?', parameters: 1 },
-  { sql: 'DELETE FROM state_values WHERE scope = ? AND key = ?', parameters: 2 },
-  {
-    sql: `INSERT INTO state_values (scope, key, value, labels, updated_at, updated_by) VALUES (?, ?, ?, ?, ?, ?)
-     ON CONFLICT (scope, key) DO UPDATE SET value = excluded.value, labels = excluded.labels,
-       updated_at = excluded.updated_at, updated_by = excluded.updated_by`,
-    parameters: 6,
-  },
+  { sql: DELETE_STATE_VALUE, parameters: 2 },
+  { sql: PUT_STATE_VALUE, parameters: 6 },
 ];
 
 const UPSERT_RUN = 0;
