@@ -222,12 +222,13 @@ export class RunDriver {
               })),
               usage: response.usage,
               measures: usageMeasures(response),
-              ...(response.truncated ? { truncated: true as const } : {}),
-              ...(toolsChanged ? { tools: offered.names } : {}),
-              ...(prepared.labels.length ? { labels: prepared.labels } : {}),
-              ...(offered.unavailable.length ? { unavailable: offered.unavailable } : {}),
-              ...(this.#agent.name === this.state.agent ? {} : { agent: this.#agent.name }),
-              ...(callback ? { callback } : {}),
+              // Plain fields, absent ones undefined (JSON leaves them out): this is made at every step.
+              truncated: response.truncated ? true : undefined,
+              tools: toolsChanged ? offered.names : undefined,
+              labels: prepared.labels.length ? prepared.labels : undefined,
+              unavailable: offered.unavailable.length ? offered.unavailable : undefined,
+              agent: this.#agent.name === this.state.agent ? undefined : this.#agent.name,
+              callback,
             },
           ],
           false,
@@ -471,7 +472,7 @@ export class RunDriver {
             idempotencyKey,
             repeatable: isRepeatable,
             attempt: call.attempts + 1,
-            ...(rule ? { rule } : {}),
+            rule, // undefined when none: JSON leaves it out
           },
         ],
         !isRepeatable,
@@ -493,7 +494,9 @@ export class RunDriver {
           arguments: call.arguments,
         });
       }
-      const traceContext = hooks.attemptTrace({ runId: this.runId, callId: call.callId, attempt });
+      const traceContext = hooks.tracing
+        ? hooks.attemptTrace({ runId: this.runId, callId: call.callId, attempt })
+        : undefined;
       const services = this.#deps.callServices;
       const scope: CallServicesRequest = {
         runId: this.runId,
@@ -605,32 +608,31 @@ export class RunDriver {
         outcome.kind === 'answered' && !retryable && !lost && !(answer.type === 'error' && answer.code === 'thrown')
           ? outcome.stateChanges
           : [];
-      const writes: StateWrite[] = changes.map((change) => ({
-        ...change,
-        labels: mergeLabels(this.state.labels, answer.labels),
-      }));
+      const labels = changes.length ? mergeLabels(this.state.labels, answer.labels) : undefined;
+      const writes: StateWrite[] | undefined = changes.length
+        ? changes.map((change) => ({ ...change, labels: labels as Label[] }))
+        : undefined;
+      const answered = this.#answered(call, answer, undefined, writes);
       const transfer =
         tool && isTransferTool(tool) && answer.type === 'ok' ? transferRequest(call.arguments) : undefined;
       await this.#write(
-        [
-          { ...this.#answered(call, answer), ...(writes.length ? { state: writes } : {}) },
-          ...(transfer
-            ? [
-                {
-                  v: JOURNAL_VERSION,
-                  at: this.#deps.now(),
-                  type: 'agent-transferred' as const,
-                  callId: call.callId,
-                  from: this.#agent.name,
-                  ...transfer,
-                },
-              ]
-            : []),
-        ],
+        transfer
+          ? [
+              answered,
+              {
+                v: JOURNAL_VERSION,
+                at: this.#deps.now(),
+                type: 'agent-transferred' as const,
+                callId: call.callId,
+                from: this.#agent.name,
+                ...transfer,
+              },
+            ]
+          : [answered],
         !isRepeatable && this.#deps.durableAnswers,
-        writes.length ? { state: storedWrites(writes, this.state) } : {},
+        writes ? { state: storedWrites(writes, this.state) } : NO_EXTRAS,
       );
-      if (writes.length) values.apply(writes);
+      if (writes) values.apply(writes);
       return;
     }
   }
@@ -840,12 +842,13 @@ export class RunDriver {
     };
   }
 
-  #answered(call: CallState, answer: Answer, rule?: string): JournalRecord {
+  #answered(call: CallState, answer: Answer, rule?: string, state?: StateWrite[]): JournalRecord {
     this.#settled(
       call,
       answer.type === 'ok' ? 'ok' : answer.type === 'error' && answer.code === 'denied' ? 'denied' : 'error',
       rule,
     );
+    // Plain fields, absent ones undefined (JSON leaves them out): this is made at every call.
     return {
       v: JOURNAL_VERSION,
       at: this.#deps.now(),
@@ -853,7 +856,8 @@ export class RunDriver {
       callId: call.callId,
       answer,
       attempts: call.attempts,
-      ...(rule ? { rule } : {}),
+      rule: rule || undefined,
+      state,
     };
   }
 
@@ -1150,7 +1154,7 @@ export class RunDriver {
     return stored;
   }
 
-  async #write(records: readonly JournalRecord[], durable: boolean, extra: WriteExtras = {}): Promise<void> {
+  async #write(records: readonly JournalRecord[], durable: boolean, extra: WriteExtras = NO_EXTRAS): Promise<void> {
     const stored = this.#stamp(records);
     await this.#deps.store.write(this.#runWrite(stored, extra), { durable });
     this.#emit(stored);
@@ -1271,6 +1275,7 @@ interface WriteExtras {
   readonly cancelTaken?: boolean;
   readonly state?: readonly ScopedStateWrite[];
 }
+const NO_EXTRAS: WriteExtras = Object.freeze({});
 
 /** How an attempt came out, for hooks. */
 function attemptOutcome(outcome: Attempt): { outcome: AttemptOutcome; error?: string } {
