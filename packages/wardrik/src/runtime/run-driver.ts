@@ -34,7 +34,7 @@ import {
   type StoredRecord,
 } from '../journal/records.js';
 import { applyRecord, type CallState, type RunState, tokensUsed } from '../journal/state.js';
-import type { ModelRequest, ModelResponse } from '../model/model.js';
+import type { ModelRequest, ModelResponse, ModelToolCall, RequestedToolCall } from '../model/model.js';
 import { type ScopedStateWrite, stateScopesOf } from '../store/session-store.js';
 import type { Lease, ParkRow, PendingAnswer, RunRow, RunWrite, Store } from '../store/store.js';
 import { WORKER_TOOL, type WorkerHub, type WorkerToolInfo } from '../workers/worker-hub.js';
@@ -214,12 +214,7 @@ export class RunDriver {
               step,
               model: this.#agent.model.id,
               text: response.text,
-              toolCalls: response.toolCalls.map((requested, index) => ({
-                callId: `c${step}.${index}`,
-                ...(requested.id === undefined ? {} : { modelCallId: requested.id }),
-                name: requested.name,
-                ...journaledArguments(requested.arguments),
-              })),
+              toolCalls: response.toolCalls.map((requested, index) => journaledCall(requested, `c${step}.${index}`)),
               usage: response.usage,
               measures: usageMeasures(response),
               // Plain fields, absent ones undefined (JSON leaves them out): this is made at every step.
@@ -1244,6 +1239,22 @@ function raceAbort<T>(promise: Promise<T>, abort: RunAbort): Promise<T> {
       },
     );
   });
+}
+
+/**
+ * A call the model asked for, as the journal keeps it: its id, the model's id for it if any, and its
+ * arguments normalized (see `journaledArguments`). Fields are added one by one, absent ones left
+ * out (no spreads: this is made at every call).
+ */
+function journaledCall(requested: RequestedToolCall, callId: string): ModelToolCall {
+  const journaled = journaledArguments(requested.arguments);
+  // In the order the journal has always kept them: callId, modelCallId, name, arguments, invalidArguments.
+  const call: Record<string, unknown> = { callId };
+  if (requested.id !== undefined) call.modelCallId = requested.id;
+  call.name = requested.name;
+  call.arguments = journaled.arguments;
+  if (journaled.invalidArguments !== undefined) call.invalidArguments = journaled.invalidArguments;
+  return call as unknown as ModelToolCall;
 }
 
 function round(value: number): number {
