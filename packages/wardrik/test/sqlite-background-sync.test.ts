@@ -177,6 +177,32 @@ describe('SqliteStore at synchronous FULL: the fsync in the background', () => {
     sync.free();
   });
 
+  it('syncs ahead once 2,000 records were committed without a sync, so that the next barrier has little left to sync', async () => {
+    const path = newPath();
+    const sync = heldSync(path);
+    const store = openStore(path, { syncFile: sync.syncFile, flushIntervalMs: 5 });
+    await store.migrate();
+    const write = (runId: string, from: number, count: number) =>
+      store.write(
+        { runId, run: row(runId), records: Array.from({ length: count }, (_, index) => record(runId, from + index)) },
+        { durable: false },
+      );
+    await write('a', 1, 1_999);
+    await vi.waitFor(() => expect(committedRecords(path)).toBe(1_999));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(sync.started).toEqual([]); // not yet: one record short
+    await write('b', 1, 1);
+    await vi.waitFor(() => expect(sync.started).toEqual([2_000])); // nobody waits for it
+    // A barrier during that sync waits for the next one, which begins after its commit.
+    const barrier = store.write({ runId: 'c', run: row('c'), records: [record('c', 1)] }, { durable: true });
+    expect(await settled(barrier)).toBe(false);
+    sync.release();
+    await vi.waitFor(() => expect(sync.started).toEqual([2_000, 2_001]));
+    expect(await settled(barrier)).toBe(false);
+    sync.free();
+    await barrier;
+  });
+
   it('fails the store when an fsync fails: the durable writes waiting reject, and so does every later call', async () => {
     const path = newPath();
     const failing: SyncFile = (_fd, callback) =>

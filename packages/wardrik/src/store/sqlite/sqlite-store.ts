@@ -246,6 +246,8 @@ export class SqliteStore implements Store {
   /** Commits made, and how many of them a finished background fsync covers. */
   private commits = 0;
   private syncedCommits = 0;
+  /** Journal records committed since a sync last began (see `syncAhead`). */
+  private unsyncedRecords = 0;
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.path = path;
@@ -1001,8 +1003,10 @@ export class SqliteStore implements Store {
     this.recordsWritten += records;
     if (batch === undefined) {
       if (began !== 0) tellCommit(this.commitListeners, performance.now() - began, writes);
+      this.syncAhead(records);
       return;
     }
+    this.unsyncedRecords = 0;
     // Durable writes are acknowledged once on disk: the commit's fsync, when made in the background, included.
     this.synced().then(
       () => {
@@ -1011,6 +1015,19 @@ export class SqliteStore implements Store {
       },
       (error: StoreError) => batch.reject(error),
     );
+  }
+
+  /**
+   * Starts a sync nobody waits for once many records were committed without one, when none is under
+   * way: the next barrier (a run's end, a call's intent) then has little left to put on disk, instead
+   * of every run's steps since the last one (64 busy runs wrote ~12 MB between their ends: a barrier's
+   * fsync took ~20 ms, and the event loop sat idle a fifth of the time). A failed sync fails the store.
+   */
+  private syncAhead(records: number): void {
+    this.unsyncedRecords += records;
+    if (this.unsyncedRecords < SYNC_AHEAD_RECORDS || this.walSync === undefined || this.walSync.busy) return;
+    this.unsyncedRecords = 0;
+    this.synced().catch(() => {}); // kept in this.failure
   }
 
   /** A group commit failed: what it held is lost, so the store fails, and its durable writes reject. */
@@ -1039,6 +1056,9 @@ export class SqliteStore implements Store {
  * the thread pool): a few hundred µs at most, less than handing it to the commit thread and back.
  */
 const INLINE_COMMIT_MAX_VALUES = 400;
+
+/** Journal records (~600 bytes each) committed without a sync after which one is started ahead of any barrier. */
+const SYNC_AHEAD_RECORDS = 2_000;
 
 function where(conditions: readonly string[]): string {
   return conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`;

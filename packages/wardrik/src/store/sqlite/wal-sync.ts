@@ -53,6 +53,11 @@ export class WalSync {
     return this.#syncs;
   }
 
+  /** Whether a sync is under way. */
+  get busy(): boolean {
+    return this.#running !== undefined;
+  }
+
   /** Resolves once everything committed before this call is on disk; rejects if a sync fails. */
   sync(): Promise<void> {
     if (this.#closed) return Promise.reject(new Error(`${this.#walPath} is closed`));
