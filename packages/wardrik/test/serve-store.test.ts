@@ -250,9 +250,14 @@ it('a store that fails (a full disk) stops the server, which exits non-zero; a r
     const answered = await api(again, 'POST', `/v1/parks/${open.id}/answer`, { decision, callHash: open.callHash });
     expect(answered.status).toBe(200);
   }
+  // Every run completes: those whose start was acknowledged, and any the server wrote but died before
+  // acknowledging (its 201 never reached us).
   await waitFor(async () => {
-    const { runs } = (await (await api(again, 'GET', '/v1/runs?status=completed')).json()) as { runs: unknown[] };
-    return runs.length === started.length;
+    const { runs } = (await (await api(again, 'GET', '/v1/runs')).json()) as {
+      runs: Array<{ id: string; status: string }>;
+    };
+    const completed = new Set(runs.filter((run) => run.status === 'completed').map((run) => run.id));
+    return completed.size === runs.length && started.every((runId) => completed.has(runId));
   }, 'every run to complete');
   // No call ran twice, and every run started before the failure is there.
   const log = executions();
