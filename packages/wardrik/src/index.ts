@@ -123,6 +123,7 @@ export {
   type RunEventListener,
 } from './runtime/events.js';
 export type { ExternalOutcome } from './runtime/external-work.js';
+export type { FollowOptions } from './runtime/follow-run.js';
 export {
   type AttemptOutcome,
   type CallOutcome,

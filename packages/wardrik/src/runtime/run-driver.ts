@@ -36,7 +36,15 @@ import {
 import { applyRecord, type CallState, type RunState, tokensUsed } from '../journal/state.js';
 import type { ModelRequest, ModelResponse, ModelToolCall, RequestedToolCall } from '../model/model.js';
 import { type ScopedStateWrite, stateScopesOf } from '../store/session-store.js';
-import type { Lease, ParkRow, PendingAnswer, RunRow, RunWrite, Store } from '../store/store.js';
+import {
+  isEnded,
+  type Lease,
+  type ParkRow,
+  type PendingAnswer,
+  type RunRow,
+  type RunWrite,
+  type Store,
+} from '../store/store.js';
 import { WORKER_TOOL, type WorkerHub, type WorkerToolInfo } from '../workers/worker-hub.js';
 import { type Attempt, attemptCall, type CallServices, type CallServicesRequest, onlyTool } from './attempt-call.js';
 import { backoffDelay, type RetryPolicy, sleep } from './backoff.js';
@@ -155,8 +163,7 @@ export class RunDriver {
   }
 
   get ended(): boolean {
-    const { status } = this.state;
-    return status === 'completed' || status === 'failed' || status === 'cancelled';
+    return isEnded(this.state.status);
   }
 
   /** Writes the run's first record; `durable`: once this resolves the run can't be lost. */

@@ -34,11 +34,22 @@ import { applyRecord, emptyState, type RunState, rebuildState } from '../journal
 import { checkJournal } from '../journal/versions.js';
 import type { RuntimeMemory } from '../memory/runtime-memory.js';
 import type { SessionFilter, SessionRow } from '../store/session-store.js';
-import type { Lease, ParkFilter, ParkRow, RunFilter, RunRow, RunSignal, RunStatus, Store } from '../store/store.js';
+import {
+  isEnded,
+  type Lease,
+  type ParkFilter,
+  type ParkRow,
+  type RunFilter,
+  type RunRow,
+  type RunSignal,
+  type RunStatus,
+  type Store,
+} from '../store/store.js';
 import { type HubOptions, WorkerHub } from '../workers/worker-hub.js';
 import { defaultModelRetry, defaultToolRetry, type RetryPolicy } from './backoff.js';
-import { EventHub, isJournaled, type RunEvent, type RunEventListener, recordEvent } from './events.js';
+import { EventHub, type RunEvent, type RunEventListener, recordEvent } from './events.js';
 import { type ExternalOutcome, ExternalWorkDesk } from './external-work.js';
+import { type FollowOptions, followRun } from './follow-run.js';
 import { Hooks } from './hooks.js';
 import { Ownership } from './ownership.js';
 import { checkDecision } from './park-decision.js';
@@ -59,9 +70,6 @@ const RESTING_RUNS = 64;
 const DEFAULT_LEASE_MS = 5_000;
 const DEFAULT_MAX_RUNS = 10_000;
 const DEFAULT_CLAIM_INTERVAL_MS = 500;
-
-/** How often a follower of a run driven elsewhere looks at its journal, in case a signal was missed. */
-const FOLLOW_POLL_MS = 1_000;
 
 /** How to set up the runtime. */
 export interface WardrikOptions {
@@ -784,75 +792,17 @@ export class Wardrik {
    * for await (const event of wardrik.follow(runId)) console.log(event.seq, event.type)
    * ```
    */
-  async *follow(runId: string, options: { afterSeq?: number; signal?: AbortSignal } = {}): AsyncGenerator<RunEvent> {
-    const queue: RunEvent[] = [];
-    let wake: (() => void) | undefined;
-    const unsubscribe = this.#hub.subscribe(runId, (event) => {
-      queue.push(event);
-      wake?.();
-    });
-    // Driven on another node: its journal grows there, and the store says so — and, in case a
-    // signal was missed, a look at its last seq now and then says so too.
-    let appendedUpTo = 0;
-    let last = options.afterSeq ?? 0;
-    const appended = (seq: number) => {
-      if (seq <= appendedUpTo) return;
-      appendedUpTo = seq;
-      wake?.();
-    };
-    const stopAppended = this.#onAppended(runId, appended);
-    const poll = setInterval(() => {
-      if (this.#drivers.has(runId)) return;
-      this.store.lastSeq(runId).then(
-        (seq) => seq > last && appended(seq),
-        () => {},
-      );
-    }, FOLLOW_POLL_MS);
-    poll.unref();
-    const onAbort = () => wake?.();
-    options.signal?.addEventListener('abort', onAbort);
-    try {
-      const row = await this.store.getRun(runId);
-      if (!row) throw new RunNotFoundError(`no run ${JSON.stringify(runId)}`);
-      for (const stored of await this.store.loadJournal(runId, last)) {
-        last = stored.seq;
-        yield recordEvent(stored);
-        if (stored.record.type === 'run-ended') return;
-      }
-      // It had ended when read, and its end was not after the cursor: everything was sent. (A run
-      // that ends after it was read has its end in the journal just loaded, or in the queue.)
-      if (isEnded(row.status)) return;
-      for (;;) {
-        if (appendedUpTo > last) {
-          for (const stored of await this.store.loadJournal(runId, last)) {
-            last = stored.seq;
-            yield recordEvent(stored);
-            if (stored.record.type === 'run-ended') return;
-          }
-        }
-        while (queue.length) {
-          const event = queue.shift() as RunEvent;
-          if (isJournaled(event) && event.seq <= last) {
-            if (event.type === 'run-ended') return; // the cursor was beyond the run's end
-            continue;
-          }
-          if (isJournaled(event)) last = event.seq;
-          yield event;
-          if (event.type === 'run-ended') return;
-        }
-        if (options.signal?.aborted) return;
-        if (appendedUpTo > last) continue;
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-        });
-        wake = undefined;
-      }
-    } finally {
-      unsubscribe();
-      stopAppended();
-      clearInterval(poll);
-      options.signal?.removeEventListener('abort', onAbort);
-    }
+  follow(runId: string, options: FollowOptions = {}): AsyncGenerator<RunEvent> {
+    return followRun(
+      {
+        store: this.store,
+        subscribe: (listener) => this.#hub.subscribe(runId, listener),
+        onAppended: (listener) => this.#onAppended(runId, listener),
+        drivenHere: () => this.#drivers.has(runId),
+      },
+      runId,
+      options,
+    );
   }
 
   /**
@@ -1654,10 +1604,6 @@ function withCarried(checked: ParkDecision, decision: ParkDecision): ParkDecisio
       ? { measures: addMeasures({}, decision.measures) }
       : {}),
   };
-}
-
-function isEnded(status: RunStatus | undefined): boolean {
-  return status === 'completed' || status === 'failed' || status === 'cancelled';
 }
 
 /** A positive number of ms, or an `InvalidInputError` naming the setting. */

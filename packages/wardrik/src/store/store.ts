@@ -10,6 +10,11 @@ import type { WorkerStore } from './worker-store.js';
 /** Where a run stands. */
 export type RunStatus = 'running' | 'parked' | 'completed' | 'failed' | 'cancelled';
 
+/** Whether a run with this status has ended (completed, failed or cancelled). */
+export function isEnded(status: RunStatus | undefined): boolean {
+  return status === 'completed' || status === 'failed' || status === 'cancelled';
+}
+
 /** The summary row of a run (its journal holds the rest). */
 export interface RunRow {
   readonly id: string;
