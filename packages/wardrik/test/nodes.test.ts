@@ -370,4 +370,66 @@ describe('several nodes on one MemoryStore whose clock the test moves', () => {
     expect(await b.wait(runId)).toMatchObject({ status: 'completed' });
     await checkJournal(b, runId);
   });
+
+  it('a run whose load fails while a node takes runs over is given back (not held with nobody driving it), and the runs claimed with it are driven', async () => {
+    /** A journal read that fails once, when told to (not a store failure: the runtime goes on). */
+    class BlinkingStore extends MemoryStore {
+      failNextLoad = false;
+      override async loadJournal(runId: string, afterSeq?: number) {
+        if (this.failNextLoad) {
+          this.failNextLoad = false;
+          throw new Error('the network blinked');
+        }
+        return super.loadJournal(runId, afterSeq);
+      }
+    }
+    let open: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    let reads = 0;
+    const slowRead = tool({
+      name: 'slow_read',
+      description: 'Reads, once the test opens the gate.',
+      schema: {},
+      annotations: { readOnly: true },
+      run: async () => {
+        reads += 1;
+        await gate;
+        return 'read';
+      },
+    });
+    const reader = () =>
+      defineAgent({
+        name: 'reader',
+        instructions: '',
+        tools: [slowRead],
+        model: new ScriptedModel((request) =>
+          request.step === 1 ? { toolCalls: [{ name: 'slow_read', arguments: {} }] } : { text: 'done' },
+        ),
+      });
+    let clock = 1_000_000;
+    const store = new BlinkingStore({ now: () => clock });
+    const start = async (name: string, claimIntervalMs: number) => {
+      const wardrik = await createWardrik({
+        store,
+        agents: [reader()],
+        node: name,
+        leaseMs: 1_000,
+        claimIntervalMs,
+      });
+      opened.push(wardrik);
+      return wardrik;
+    };
+    const a = await start('a', 60_000); // never looks for runs to take back within the test
+    const runs = [await a.start('reader', 'one'), await a.start('reader', 'two')].map(({ runId }) => runId);
+    await until(() => reads === 2);
+    const b = await start('b', 20);
+    store.failNextLoad = true;
+    clock += 60_000; // A paused past its leases: B takes both runs over, and loading one of them fails
+    await until(() => !store.failNextLoad && reads === 4, 10_000);
+    open();
+    for (const runId of runs) expect(await b.wait(runId)).toMatchObject({ status: 'completed', output: 'done' });
+    expect(b.failure).toBeUndefined();
+  });
 });

@@ -872,6 +872,7 @@ export class Wardrik {
     let needAttention = 0;
     const loaded: RunDriver[] = [];
     const releases: Array<() => void> = [];
+    let failure: unknown;
     try {
       for (const lease of leases) {
         releases.push(await this.#locks.acquire(lease.runId));
@@ -890,15 +891,24 @@ export class Wardrik {
           if (!driver.ended && driver.state.openParks === 0) loaded.push(driver);
           else this.#afterLockedWrite(driver);
         } catch (thrown) {
-          if (!RunNeedsAttentionError.isInstance(thrown)) throw thrown;
-          // One run that can't be loaded must not keep the others from being recovered. Its lease
-          // stays with this node, so that nodes don't take turns failing to load it.
-          const row = await this.store.getRun(lease.runId);
-          if (row && row.attention === undefined) await this.#markAttention(row, thrown.message, lease);
-          needAttention += 1;
+          if (RunNeedsAttentionError.isInstance(thrown)) {
+            // One run that can't be loaded must not keep the others from being recovered. Its lease
+            // stays with this node, so that nodes don't take turns failing to load it.
+            const row = await this.store.getRun(lease.runId);
+            if (row && row.attention === undefined) await this.#markAttention(row, thrown.message, lease);
+            needAttention += 1;
+            continue;
+          }
+          // Anything else (a store that failed, a lease lost meanwhile): this run's lease is given
+          // back rather than held — and renewed — with nobody driving it, and the runs loaded
+          // before it are driven all the same; the failure is told once they are.
+          failure ??= thrown;
+          if (StoreError.isInstance(thrown)) this.#fail(thrown);
+          else await this.#ownership.release(lease).catch(() => {});
         }
       }
       for (const driver of loaded) {
+        if (this.#failure) break; // the store failed: nothing can be driven here any more
         if (this.#drivers.has(driver.runId)) continue;
         this.#drive(driver);
         resumed += 1;
@@ -906,6 +916,7 @@ export class Wardrik {
     } finally {
       for (const release of releases) release();
     }
+    if (failure !== undefined) throw failure;
     return { resumed, needAttention };
   }
 
