@@ -371,6 +371,33 @@ describe('several nodes on one MemoryStore whose clock the test moves', () => {
     await checkJournal(b, runId);
   });
 
+  it('a node whose answer fails after it took the run gives the run back: an answer on another node then drives it', async () => {
+    /** A read of the requests other nodes left that fails once, when told to. */
+    class BlinkingStore extends MemoryStore {
+      failNextRequests = false;
+      override async requests(runId: string) {
+        if (this.failNextRequests) {
+          this.failNextRequests = false;
+          throw new Error('the network blinked');
+        }
+        return super.requests(runId);
+      }
+    }
+    const store = new BlinkingStore();
+    const calls = [{ name: 'refund', arguments: { order: 'A7' } }];
+    const a = await node(store, 'a', calls);
+    const b = await node(store, 'b', calls);
+    const parked = await a.run('clerk', 'refund it');
+    const [held] = parked.parks;
+    store.failNextRequests = true;
+    await expect(b.answerPark(held!.id, { type: 'retry' }, { callHash: held!.callHash })).rejects.toThrow(
+      'the network blinked',
+    );
+    await a.answerPark(held!.id, { type: 'retry' }, { callHash: held!.callHash });
+    expect(await a.wait(parked.runId)).toMatchObject({ status: 'completed' });
+    expect(executed).toEqual([`refund A7 on ${parked.runId}`]);
+  });
+
   it('a run whose load fails while a node takes runs over is given back (not held with nobody driving it), and the runs claimed with it are driven', async () => {
     /** A journal read that fails once, when told to (not a store failure: the runtime goes on). */
     class BlinkingStore extends MemoryStore {

@@ -1187,7 +1187,14 @@ export class Wardrik {
       throw thrown;
     }
     // Answers and a cancel another node left for the run go first (journaled in the order given).
-    await this.#applyRequests(driver);
+    try {
+      await this.#applyRequests(driver);
+    } catch (thrown) {
+      // A run loaded here but not driven must not keep its lease (renewed, with nobody driving it).
+      const lease = driver.lease;
+      if (lease && this.#drivers.get(runId) !== driver) await this.#ownership.release(lease).catch(() => {});
+      throw thrown;
+    }
     return driver;
   }
 
