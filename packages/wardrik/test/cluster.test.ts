@@ -142,6 +142,28 @@ async function counts(): Promise<{ running: number; openInDoubt: number; runs: n
   return { running: Number(row?.running), openInDoubt: Number(row?.open_in_doubt), runs: Number(row?.runs) };
 }
 
+/** What a run still `running` looks like, to tell why it never settled: its lease, its last records, the nodes. */
+async function stuckRuns(): Promise<string> {
+  const runs = await query<{ id: string; node: string | null; epoch: string; expires_at: Date; now: Date }>(
+    `SELECT r.id, l.node, l.epoch, l.expires_at, now() AS now FROM runs r LEFT JOIN leases l ON l.run_id = r.id
+      WHERE r.status = 'running'`,
+  );
+  const lines = [];
+  for (const run of runs) {
+    const records = await query<{ seq: string; record: unknown }>(
+      `SELECT seq, record FROM journal WHERE run_id = '${run.id}' ORDER BY seq DESC LIMIT 4`,
+    );
+    lines.push(
+      `run ${run.id}: lease ${run.node ?? 'none'} epoch ${run.epoch} expires ${run.expires_at?.toISOString()} (now ${run.now?.toISOString()})`,
+      ...records.reverse().map((row) => `  ${row.seq} ${JSON.stringify(row.record).slice(0, 300)}`),
+    );
+  }
+  for (const node of nodes.values()) {
+    lines.push(`node ${node.name}: ${node.stopped ? 'stopped' : 'live'}, stderr: ${node.stderr.slice(-500)}`);
+  }
+  return lines.join('\n');
+}
+
 it(`no run is lost, stuck or double-run across ${MIN_KILLS}+ SIGKILLs and ${MIN_STOPS}+ SIGSTOPs of three nodes`, async () => {
   for (const name of NODES) startNode(name);
   await Promise.all([...nodes.values()].map((node) => node.ready));
@@ -200,7 +222,7 @@ it(`no run is lost, stuck or double-run across ${MIN_KILLS}+ SIGKILLs and ${MIN_
   for (let round = 0; ; round++) {
     const state = await counts();
     if (state.running === 0 && state.openInDoubt === 0 && round > 0) break;
-    if (round > 600) throw new Error(`runs never settled: ${JSON.stringify(state)}`);
+    if (round > 600) throw new Error(`runs never settled: ${JSON.stringify(state)}\n${await stuckRuns()}`);
     if (state.openInDoubt > 0) {
       send(pick(alive()), { answer: answerTurn });
       answerTurn += 1;
