@@ -6,42 +6,14 @@
  * process) a child of B's attempt, the context having gone B → PostgreSQL → A → WebSocket.
  */
 import { join } from 'node:path';
-import { ok, park, tool } from '@wardrik/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createWardrik, defineAgent, enableTracing, type Wardrik } from '../src/index.js';
-import { ScriptedModel } from '../src/testing/index.js';
+import { createWardrik, enableTracing, type Wardrik } from '../src/index.js';
 import { dropTestSchema, openPostgresTestStore, testSchemaName } from './store-factories.js';
-import { idOf, memoryTracing, named, only, parentOf, traceOf } from './telemetry-spans.js';
+import { idOf, memoryTracing, named, only, parentOf, tracedAgent, traceOf } from './telemetry-spans.js';
 import { FIXTURES, plan, SLOW, until, WorkerProcess, workerCall } from './workers-env.js';
 import { NodesEnv, storeKinds } from './workers-nodes-env.js';
 
-const lookup = tool({
-  name: 'lookup',
-  description: 'Looks up.',
-  schema: { key: { type: 'string', required: true } },
-  annotations: { readOnly: true },
-  run: ({ key }) => ok({ key }),
-});
-const needsPerson = tool({
-  name: 'needs_person',
-  description: 'Waits for a person.',
-  schema: {},
-  run: (_args, context) => (context.approval ? 'approved' : park('ask a person')),
-});
-const agent = () =>
-  defineAgent({
-    name: 'traced',
-    instructions: '',
-    tools: [lookup, needsPerson],
-    model: new ScriptedModel(
-      [
-        { toolCalls: [{ name: 'lookup', arguments: { key: 'k' } }] },
-        { toolCalls: [{ name: 'needs_person', arguments: {} }] },
-        { text: 'done' },
-      ],
-      { id: 'scripted-nodes' },
-    ),
-  });
+const agent = () => tracedAgent({ modelId: 'scripted-nodes', key: 'k' });
 
 describe('a run parked on one node and answered on another', () => {
   const opened: Wardrik[] = [];

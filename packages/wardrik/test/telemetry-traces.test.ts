@@ -12,41 +12,15 @@ import {
   InMemorySpanExporter,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import { ok, park, tool } from '@wardrik/core';
+import { ok, tool } from '@wardrik/core';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { agentTool, defineAgent, enableTracing, type Wardrik } from '../src/index.js';
 import { ScriptedModel } from '../src/testing/index.js';
 import { openWardrik, tempDbPath } from './helpers.js';
-import { idOf, memoryTracing, named, only, parentOf, traceOf } from './telemetry-spans.js';
+import { idOf, lookup, memoryTracing, named, only, parentOf, tracedAgent, traceOf } from './telemetry-spans.js';
 import { FIXTURES, plan, SLOW, until, WorkersEnv, workerCall } from './workers-env.js';
 
-const lookup = tool({
-  name: 'lookup',
-  description: 'Looks up.',
-  schema: { key: { type: 'string', required: true } },
-  annotations: { readOnly: true },
-  run: ({ key }) => ok({ key, found: true }),
-});
-const needsPerson = tool({
-  name: 'needs_person',
-  description: 'Waits for a person.',
-  schema: {},
-  run: (_args, context) => (context.approval ? 'approved' : park('ask a person')),
-});
-const agent = () =>
-  defineAgent({
-    name: 'traced',
-    instructions: '',
-    tools: [lookup, needsPerson],
-    model: new ScriptedModel(
-      [
-        { toolCalls: [{ name: 'lookup', arguments: { key: 'card-4242-secret' } }] },
-        { toolCalls: [{ name: 'needs_person', arguments: {} }] },
-        { text: 'done' },
-      ],
-      { id: 'scripted-traces' },
-    ),
-  });
+const agent = () => tracedAgent({ modelId: 'scripted-traces', key: 'card-4242-secret' });
 
 let wardrik: Wardrik | undefined;
 afterEach(async () => {

@@ -249,12 +249,12 @@ export class Hooks {
     return safely(() => this.#propagation?.runStarting(run));
   }
 
-  /** The trace context of a call attempt, if telemetry makes any (a deferred one as it is: see {@link deferredCarrier}). */
   /** Whether trace contexts are made (someone called `propagate`): else there is nothing to ask for. */
   get tracing(): boolean {
     return this.#propagation !== undefined;
   }
 
+  /** The trace context of a call attempt, if telemetry makes any (a deferred one as it is: see {@link deferredCarrier}). */
   attemptTrace(attempt: Parameters<TracePropagation['attemptContext']>[0]): TraceCarrier | undefined {
     if (!this.#propagation) return undefined;
     return safely(() => this.#propagation?.attemptContext(attempt));

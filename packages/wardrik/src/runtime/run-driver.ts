@@ -610,10 +610,11 @@ export class RunDriver {
         outcome.kind === 'answered' && !retryable && !lost && !(answer.type === 'error' && answer.code === 'thrown')
           ? outcome.stateChanges
           : [];
-      const labels = changes.length ? mergeLabels(this.state.labels, answer.labels) : undefined;
-      const writes: StateWrite[] | undefined = changes.length
-        ? changes.map((change) => ({ ...change, labels: labels as Label[] }))
-        : undefined;
+      let writes: StateWrite[] | undefined;
+      if (changes.length) {
+        const labels = mergeLabels(this.state.labels, answer.labels);
+        writes = changes.map((change) => ({ ...change, labels }));
+      }
       const answered = this.#answered(call, answer, undefined, writes);
       const transfer =
         tool && isTransferTool(tool) && answer.type === 'ok' ? transferRequest(call.arguments) : undefined;
@@ -1310,7 +1311,7 @@ function callbackCall(call: CallState, tool: Tool<Arguments> | undefined): Callb
   return { callId: call.callId, name: call.name, arguments: call.arguments, annotations: tool?.annotations ?? {} };
 }
 
-/** The state of a step that reads none (fixed tools, instructions without `{key}`). */
+/** The labels of a step whose tools read no state (fixed tools, instructions without `{key}`). */
 const NO_LABELS: readonly Label[] = Object.freeze([]);
 
 /** What a model step is given. */

@@ -33,13 +33,14 @@ export function journaledArguments(raw: unknown): JournaledArguments {
  * labels).
  */
 export function storableAnswer(answer: Answer, measures = answer.measures): Answer {
-  if (answer.type === 'error') return measures === answer.measures ? answer : { ...answer, measures };
+  const measured = (): Answer => (measures === answer.measures ? answer : ({ ...answer, measures } as Answer));
+  if (answer.type === 'error') return measured();
   const content = answer.type === 'ok' ? answer.value : answer.details;
   if (content === undefined || content === null || typeof content !== 'object') {
     if (typeof content === 'bigint' || typeof content === 'symbol' || typeof content === 'function') {
-      return unstorable({ ...answer, measures }, `a ${typeof content} has no JSON form`);
+      return unstorable(measured(), `a ${typeof content} has no JSON form`);
     }
-    return measures === answer.measures ? answer : { ...answer, measures };
+    return measured();
   }
   let plain: unknown;
   try {
@@ -56,11 +57,11 @@ export function storableAnswer(answer: Answer, measures = answer.measures): Answ
         plain = json === undefined ? null : JSON.parse(json);
       }
     } catch (cause) {
-      return unstorable({ ...answer, measures }, `it has no JSON form (${describeReason(cause)})`);
+      return unstorable(measured(), `it has no JSON form (${describeReason(cause)})`);
     }
   }
   if (plain === TOO_DEEP) {
-    return unstorable({ ...answer, measures }, `it nests deeper than ${MAX_JSON_DEPTH} levels, the most accepted`);
+    return unstorable(measured(), `it nests deeper than ${MAX_JSON_DEPTH} levels, the most accepted`);
   }
   return answer.type === 'ok'
     ? { type: 'ok', value: plain, measures, labels: answer.labels }

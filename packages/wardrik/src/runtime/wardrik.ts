@@ -886,8 +886,7 @@ export class Wardrik {
           continue;
         }
         try {
-          const driver = await this.#load(lease.runId, { lease });
-          await this.#applyRequests(driver);
+          const driver = await this.#broughtUp(lease.runId, { lease });
           if (!driver.ended && driver.state.openParks === 0) loaded.push(driver);
           else this.#afterLockedWrite(driver);
         } catch (thrown) {
@@ -899,12 +898,11 @@ export class Wardrik {
             needAttention += 1;
             continue;
           }
-          // Anything else (a store that failed, a lease lost meanwhile): this run's lease is given
-          // back rather than held — and renewed — with nobody driving it, and the runs loaded
-          // before it are driven all the same; the failure is told once they are.
+          // Anything else (a store that failed, a lease lost meanwhile): this run's lease was given
+          // back (see #broughtUp), and the runs loaded before it are driven all the same; the
+          // failure is told once they are.
           failure ??= thrown;
           if (StoreError.isInstance(thrown)) this.#fail(thrown);
-          else await this.#ownership.release(lease).catch(() => {});
         }
       }
       for (const driver of loaded) {
@@ -1174,11 +1172,27 @@ export class Wardrik {
     return new RunDriver(agent, state, this.#deps);
   }
 
-  /** `#load`, marking the run as needing attention (with why) if its journal can't be loaded. */
-  async #loadOrMark(runId: string): Promise<RunDriver> {
-    let driver: RunDriver;
+  /**
+   * `#load`, then the answers and a cancel other nodes left for the run (journaled in the order
+   * given). A run that fails to come up here gives its lease back: kept, it would be renewed with
+   * nobody driving it (`#load` does so for its own failures but a run that needs attention).
+   */
+  async #broughtUp(runId: string, options: { lease?: Lease } = {}): Promise<RunDriver> {
+    const driver = await this.#load(runId, options);
     try {
-      driver = await this.#load(runId);
+      await this.#applyRequests(driver);
+    } catch (thrown) {
+      const lease = driver.lease;
+      if (lease && this.#drivers.get(runId) !== driver) await this.#ownership.release(lease).catch(() => {});
+      throw thrown;
+    }
+    return driver;
+  }
+
+  /** `#broughtUp`, marking the run as needing attention (with why) if its journal can't be loaded. */
+  async #loadOrMark(runId: string): Promise<RunDriver> {
+    try {
+      return await this.#broughtUp(runId);
     } catch (thrown) {
       if (RunNeedsAttentionError.isInstance(thrown)) {
         const row = await this.store.getRun(runId);
@@ -1186,16 +1200,6 @@ export class Wardrik {
       }
       throw thrown;
     }
-    // Answers and a cancel another node left for the run go first (journaled in the order given).
-    try {
-      await this.#applyRequests(driver);
-    } catch (thrown) {
-      // A run loaded here but not driven must not keep its lease (renewed, with nobody driving it).
-      const lease = driver.lease;
-      if (lease && this.#drivers.get(runId) !== driver) await this.#ownership.release(lease).catch(() => {});
-      throw thrown;
-    }
-    return driver;
   }
 
   /**
