@@ -454,7 +454,7 @@ describe('several nodes on one MemoryStore whose clock the test moves', () => {
     const b = await start('b', 20);
     store.failNextLoad = true;
     clock += 60_000; // A paused past its leases: B takes both runs over, and loading one of them fails
-    await until(() => !store.failNextLoad && reads === 4, 10_000);
+    await until(() => !store.failNextLoad && reads === 4, 60_000);
     open();
     for (const runId of runs) expect(await b.wait(runId)).toMatchObject({ status: 'completed', output: 'done' });
     expect(b.failure).toBeUndefined();

@@ -188,16 +188,16 @@ describe('SqliteStore at synchronous FULL: the fsync in the background', () => {
         { durable: false },
       );
     await write('a', 1, 1_999);
-    await vi.waitFor(() => expect(committedRecords(path)).toBe(1_999));
+    await vi.waitFor(() => expect(committedRecords(path)).toBe(1_999), { timeout: 30_000 });
     await new Promise((resolve) => setTimeout(resolve, 30));
     expect(sync.started).toEqual([]); // not yet: one record short
     await write('b', 1, 1);
-    await vi.waitFor(() => expect(sync.started).toEqual([2_000])); // nobody waits for it
+    await vi.waitFor(() => expect(sync.started).toEqual([2_000]), { timeout: 30_000 }); // nobody waits for it
     // A barrier during that sync waits for the next one, which begins after its commit.
     const barrier = store.write({ runId: 'c', run: row('c'), records: [record('c', 1)] }, { durable: true });
     expect(await settled(barrier)).toBe(false);
     sync.release();
-    await vi.waitFor(() => expect(sync.started).toEqual([2_000, 2_001]));
+    await vi.waitFor(() => expect(sync.started).toEqual([2_000, 2_001]), { timeout: 30_000 });
     expect(await settled(barrier)).toBe(false);
     sync.free();
     await barrier;
