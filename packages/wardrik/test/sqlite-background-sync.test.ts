@@ -203,6 +203,24 @@ describe('SqliteStore at synchronous FULL: the fsync in the background', () => {
     await barrier;
   });
 
+  it('hands the commit thread 200 waiting records as soon as it is idle, without waiting for the timer; fewer wait for it', async () => {
+    const path = newPath();
+    const store = openStore(path, { flushIntervalMs: 60_000 });
+    await store.migrate();
+    const write = (from: number, count: number) =>
+      store.write(
+        { runId: 'a', run: row('a'), records: Array.from({ length: count }, (_, index) => record('a', from + index)) },
+        { durable: false },
+      );
+    await write(1, 150);
+    await write(151, 49);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(committedRecords(path)).toBe(0); // 199: they wait for the timer (a minute away) or a barrier
+    await write(200, 1);
+    await vi.waitFor(() => expect(committedRecords(path)).toBe(200), { timeout: 30_000 });
+    expect(store.stats().flushes).toBe(1);
+  });
+
   it('fails the store when an fsync fails: the durable writes waiting reject, and so does every later call', async () => {
     const path = newPath();
     const failing: SyncFile = (_fd, callback) =>

@@ -85,6 +85,9 @@ export interface StateColumns {
   readonly labels: string;
 }
 
+/** What a write without parks, closed parks, answers or state has of each: one shared empty list, made once (a write is made at every step). */
+const NONE: readonly never[] = Object.freeze([]);
+
 function toJson(value: unknown, what: string): string {
   try {
     const json = JSON.stringify(value);
@@ -111,10 +114,7 @@ export function serializeWrite(write: RunWrite): SerializedWrite {
     }
     return { seq: stored.seq, record: toJson(stored.record, `run ${runId} record ${stored.seq}`) };
   });
-  const parks = (write.parks ?? []).map((park): NewParkColumns => {
-    if (park.runId !== runId) throw new StoreError(`park ${park.id} belongs to run ${park.runId}, not to run ${runId}`);
-    return { id: park.id, kind: park.kind, created_at: park.createdAt, park: toJson(park, `park ${park.id}`) };
-  });
+  const parks = write.parks?.length ? write.parks.map((park) => newParkColumns(park, runId)) : NONE;
   if (write.lease !== undefined && write.lease.runId !== runId) {
     throw new StoreError(`the lease of run ${write.lease.runId} was named by a write of run ${runId}`);
   }
@@ -123,13 +123,18 @@ export function serializeWrite(write: RunWrite): SerializedWrite {
     records,
     run: write.run === undefined ? undefined : runColumns(write.run, runId),
     parks,
-    closeParks: write.closeParks ?? [],
+    closeParks: write.closeParks ?? NONE,
     lease: write.lease,
-    recordedAnswers: write.recordedAnswers ?? [],
+    recordedAnswers: write.recordedAnswers ?? NONE,
     cancelTaken: write.cancelTaken === true,
-    state: (write.state?.writes ?? []).map((each) => stateColumns(each, `run ${runId} state`)),
+    state: write.state === undefined ? NONE : write.state.writes.map((each) => stateColumns(each, `run ${runId} state`)),
     stateAt: write.state?.at ?? 0,
   };
+}
+
+function newParkColumns(park: Park, runId: string): NewParkColumns {
+  if (park.runId !== runId) throw new StoreError(`park ${park.id} belongs to run ${park.runId}, not to run ${runId}`);
+  return { id: park.id, kind: park.kind, created_at: park.createdAt, park: toJson(park, `park ${park.id}`) };
 }
 
 /** A state write as columns: its value as JSON (null for a deletion), its labels as JSON. */

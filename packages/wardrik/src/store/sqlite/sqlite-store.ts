@@ -183,8 +183,9 @@ function newBatch(): Batch {
  * A durable write resolves after the flush that contains it is on disk; the flush runs on
  * `setImmediate`, so the durable writes of every run made in the same event-loop turn share one
  * transaction and one fsync. A non-durable write resolves at once and reaches disk with the next
- * flush: a durable write's, a read's, a timer's (`flushIntervalMs`), or sooner when more than
- * `maxPendingRecords` records wait. If a flush fails, everything it held is lost (non-durable
+ * flush: a durable write's, a read's, a timer's (`flushIntervalMs`), sooner when more than
+ * `maxPendingRecords` records wait, and in the background as soon as the commit thread is idle
+ * while 200 records or more wait (under load it commits continuously, beside the event loop). If a flush fails, everything it held is lost (non-durable
  * writes included, which were already acknowledged), so the store fails: the durable writes of
  * that flush and every later call reject with a `StoreError` carrying the cause. Reopen it, and
  * recover the runs from what is on disk.
@@ -326,8 +327,14 @@ export class SqliteStore implements Store {
       } catch (error) {
         return Promise.reject(error);
       }
-    } else if (this.timer === undefined && this.immediate === undefined) {
-      this.timer = setTimeout(() => this.flushInBackground(), this.flushIntervalMs);
+    } else if (this.immediate === undefined) {
+      if (this.threadIdleWithWork()) {
+        // Fed at once rather than at the timer: what it commits now is not left for the next barrier.
+        this.cancelScheduledFlush();
+        this.immediate = setImmediate(() => this.flushInBackground());
+      } else if (this.timer === undefined) {
+        this.timer = setTimeout(() => this.flushInBackground(), this.flushIntervalMs);
+      }
     }
     return Promise.resolve();
   }
@@ -962,6 +969,9 @@ export class SqliteStore implements Store {
     this.batch = undefined;
     const began = this.commitListeners.size > 0 ? performance.now() : 0;
     const ops = writeOps(writes);
+    // Only commit listeners need the writes once they are ops: the thread's commit does not keep them alive.
+    const told = began === 0 ? undefined : writes;
+    const count = writes.length;
     // A small commit costs less here than the two thread hops it would take (a barrier of a few runs
     // waits for it); a large one, or one behind a commit under way on the thread (order), goes there.
     if (this.background && (this.flushesInFlight > 0 || ops.length > INLINE_COMMIT_MAX_VALUES)) {
@@ -971,11 +981,12 @@ export class SqliteStore implements Store {
         () => {
           this.flushesInFlight -= 1;
           this.threadFlushes += 1;
-          this.committed(writes, records, batch, began);
+          this.committed(told, records, batch, began);
+          if (this.threadIdleWithWork()) this.flushInBackground();
         },
         (cause: CommitFailure) => {
           this.flushesInFlight -= 1;
-          throw this.flushFailed(writes, records, batch, cause);
+          throw this.flushFailed(count, records, batch, cause);
         },
       );
       flushed.catch(() => {}); // kept in this.failure, and told to the durable writes it held
@@ -986,14 +997,26 @@ export class SqliteStore implements Store {
       // The queue is only filled once ready() has prepared the statements.
       this.statements!.flush.immediate(ops);
     } catch (cause) {
-      throw this.flushFailed(writes, records, batch, cause as CommitFailure);
+      throw this.flushFailed(count, records, batch, cause as CommitFailure);
     }
-    this.committed(writes, records, batch, began);
+    this.committed(told, records, batch, began);
   }
 
-  /** Counts a group commit, and resolves its durable writes once it is on disk. */
+  /**
+   * Whether the commit thread has nothing to do while enough records wait to be worth its hop
+   * (`FEED_RECORDS`): then they go now instead of at the timer, so that under load the thread
+   * commits continuously, next to the event loop, and a barrier (a run's end) finds little left to
+   * commit before its fsync.
+   */
+  private threadIdleWithWork(): boolean {
+    return (
+      this.background && this.flushesInFlight === 0 && this.queuedRecords >= FEED_RECORDS && this.failure === undefined
+    );
+  }
+
+  /** Counts a group commit, and resolves its durable writes once it is on disk. `told`: the writes, for commit listeners. */
   private committed(
-    writes: readonly SerializedWrite[],
+    told: readonly SerializedWrite[] | undefined,
     records: number,
     batch: Batch | undefined,
     began: number,
@@ -1002,7 +1025,7 @@ export class SqliteStore implements Store {
     this.commits += 1;
     this.recordsWritten += records;
     if (batch === undefined) {
-      if (began !== 0) tellCommit(this.commitListeners, performance.now() - began, writes);
+      if (told) tellCommit(this.commitListeners, performance.now() - began, told);
       this.syncAhead(records);
       return;
     }
@@ -1010,7 +1033,7 @@ export class SqliteStore implements Store {
     // Durable writes are acknowledged once on disk: the commit's fsync, when made in the background, included.
     this.synced().then(
       () => {
-        if (began !== 0) tellCommit(this.commitListeners, performance.now() - began, writes);
+        if (told) tellCommit(this.commitListeners, performance.now() - began, told);
         batch.resolve();
       },
       (error: StoreError) => batch.reject(error),
@@ -1032,14 +1055,14 @@ export class SqliteStore implements Store {
 
   /** A group commit failed: what it held is lost, so the store fails, and its durable writes reject. */
   private flushFailed(
-    writes: readonly SerializedWrite[],
+    writes: number,
     records: number,
     batch: Batch | undefined,
     cause: CommitFailure,
   ): StoreError {
     const code = String(cause.code ?? '');
     const error = new StoreError(
-      `writing ${writes.length} queued writes (${records} journal records) to ${this.path} failed, ` +
+      `writing ${writes} queued writes (${records} journal records) to ${this.path} failed, ` +
         `so they are lost, including any already acknowledged as non-durable: ${cause.message}` +
         advice(code, this.path),
       { cause },
@@ -1056,6 +1079,12 @@ export class SqliteStore implements Store {
  * the thread pool): a few hundred µs at most, less than handing it to the commit thread and back.
  */
 const INLINE_COMMIT_MAX_VALUES = 400;
+
+/**
+ * Journal records (~600 bytes each, ~3 a step) worth a commit on the thread at once when it is idle
+ * (see `threadIdleWithWork`): fewer, and the hop costs more than it saves.
+ */
+const FEED_RECORDS = 200;
 
 /** Journal records (~600 bytes each) committed without a sync after which one is started ahead of any barrier. */
 const SYNC_AHEAD_RECORDS = 2_000;

@@ -78,7 +78,11 @@ export function runWriteOps(statements: readonly Database.Statement[], ops: Read
   while (index < ops.length) {
     const op = ops[index] as number;
     const count = (WRITE_STATEMENTS[op] as { parameters: number }).parameters;
-    (statements[op] as Database.Statement).run(...ops.slice(index + 1, index + 1 + count));
-    index += 1 + count;
+    const statement = statements[op] as Database.Statement;
+    const at = index + 1;
+    // A journal record (3 parameters) without a copy of its parameters: most of what is committed.
+    if (count === 3) statement.run(ops[at], ops[at + 1], ops[at + 2]);
+    else statement.run(ops.slice(at, at + count));
+    index = at + count;
   }
 }
