@@ -127,7 +127,8 @@ export function serializeWrite(write: RunWrite): SerializedWrite {
     lease: write.lease,
     recordedAnswers: write.recordedAnswers ?? NONE,
     cancelTaken: write.cancelTaken === true,
-    state: write.state === undefined ? NONE : write.state.writes.map((each) => stateColumns(each, `run ${runId} state`)),
+    state:
+      write.state === undefined ? NONE : write.state.writes.map((each) => stateColumns(each, `run ${runId} state`)),
     stateAt: write.state?.at ?? 0,
   };
 }

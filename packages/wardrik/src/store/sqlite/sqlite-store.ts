@@ -1054,12 +1054,7 @@ export class SqliteStore implements Store {
   }
 
   /** A group commit failed: what it held is lost, so the store fails, and its durable writes reject. */
-  private flushFailed(
-    writes: number,
-    records: number,
-    batch: Batch | undefined,
-    cause: CommitFailure,
-  ): StoreError {
+  private flushFailed(writes: number, records: number, batch: Batch | undefined, cause: CommitFailure): StoreError {
     const code = String(cause.code ?? '');
     const error = new StoreError(
       `writing ${writes} queued writes (${records} journal records) to ${this.path} failed, ` +
