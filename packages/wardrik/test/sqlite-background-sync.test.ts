@@ -203,7 +203,7 @@ describe('SqliteStore at synchronous FULL: the fsync in the background', () => {
     await barrier;
   });
 
-  it('hands the commit thread 200 waiting records as soon as it is idle, without waiting for the timer; fewer wait for it', async () => {
+  it('hands the commit thread 200 waiting records at once, without waiting for the timer, even while it commits; fewer wait for it', async () => {
     const path = newPath();
     const store = openStore(path, { flushIntervalMs: 60_000 });
     await store.migrate();
@@ -219,6 +219,13 @@ describe('SqliteStore at synchronous FULL: the fsync in the background', () => {
     await write(200, 1);
     await vi.waitFor(() => expect(committedRecords(path)).toBe(200), { timeout: 30_000 });
     expect(store.stats().flushes).toBe(1);
+    // Batches sent one after another while the thread commits: none waits for the timer.
+    for (let batch = 0; batch < 5; batch++) {
+      await write(201 + batch * 200, 200);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await vi.waitFor(() => expect(committedRecords(path)).toBe(1_200), { timeout: 30_000 });
+    expect(store.stats().flushes).toBe(6);
   });
 
   it('fails the store when an fsync fails: the durable writes waiting reject, and so does every later call', async () => {

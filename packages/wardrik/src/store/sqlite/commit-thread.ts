@@ -11,18 +11,21 @@ export interface CommitFailure {
 /**
  * The thread's program, plain JavaScript so that it runs the same from the TypeScript sources
  * (tests, benchmarks) and from the built package. It opens its own connection to the database and
- * runs each list of statements it is sent (see `write-ops.ts`; the loop is `runWriteOps`'s) in
- * one transaction, at `synchronous=NORMAL`: the store makes commits durable with `WalSync`.
+ * runs the lists of statements it is sent (see `write-ops.ts`; the loop is `runWriteOps`'s), in
+ * order, at `synchronous=NORMAL` (the store makes commits durable with `WalSync`): each list in one
+ * transaction with every list sent while the last transaction ran, so that the event loop can hand
+ * its writes over as they come (they leave its heap) and the thread still commits them in groups.
+ * If that transaction fails, every list in it fails.
  */
 const THREAD_PROGRAM = `
-const { parentPort, workerData } = require('node:worker_threads');
+const { parentPort, receiveMessageOnPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const database = new Database(workerData.path, { timeout: workerData.busyTimeoutMs, fileMustExist: true });
 database.pragma('journal_mode = WAL');
 const statements = workerData.statements.map((statement) => database.prepare(statement.sql));
 const counts = workerData.statements.map((statement) => statement.parameters);
 database.pragma('synchronous = NORMAL');
-const commit = database.transaction((ops) => {
+const runOps = (ops) => {
   let index = 0;
   while (index < ops.length) {
     const op = ops[index];
@@ -33,26 +36,43 @@ const commit = database.transaction((ops) => {
     else statements[op].run(ops.slice(at, at + count));
     index = at + count;
   }
+};
+const commit = database.transaction((lists) => {
+  for (const ops of lists) runOps(ops);
 });
+const close = () => {
+  database.close();
+  parentPort.close();
+};
 parentPort.on('message', (message) => {
-  if (message.type === 'close') {
-    database.close();
-    parentPort.close();
-    return;
+  if (message.type === 'close') return close();
+  // The commits sent while the last one ran go in one transaction with this one, in order.
+  const ids = [message.id];
+  const lists = [message.ops];
+  let closing = false;
+  for (let next = receiveMessageOnPort(parentPort); next !== undefined; next = receiveMessageOnPort(parentPort)) {
+    if (next.message.type === 'close') {
+      closing = true;
+      break;
+    }
+    ids.push(next.message.id);
+    lists.push(next.message.ops);
   }
   try {
-    commit.immediate(message.ops);
-    parentPort.postMessage({ id: message.id });
+    commit.immediate(lists);
+    parentPort.postMessage({ ids });
   } catch (error) {
-    parentPort.postMessage({ id: message.id, error: { message: String(error && error.message), code: error && error.code } });
+    parentPort.postMessage({ ids, error: { message: String(error && error.message), code: error && error.code } });
   }
+  if (closing) close();
 });
 `;
 
 /**
  * A worker thread that makes a SQLite store's group commits: the inserts of a commit take the
- * thread's time, not the event loop's. Commits run one after another, in the order sent; `commit`
- * resolves once its list is committed (not yet fsynced: see `WalSync`).
+ * thread's time, not the event loop's. Commits run in the order sent, those sent during a commit
+ * together in the next transaction; `commit` resolves once its list is committed (not yet fsynced:
+ * see `WalSync`).
  *
  * @example
  * ```ts
@@ -76,12 +96,14 @@ export class CommitThread {
     });
     // An idle store does not keep the process alive; a commit under way does (see `commit`).
     this.#worker.unref();
-    this.#worker.on('message', (message: { id: number; error?: CommitFailure }) => {
-      const pending = this.#pending.get(message.id);
-      this.#pending.delete(message.id);
+    this.#worker.on('message', (message: { ids: number[]; error?: CommitFailure }) => {
+      for (const id of message.ids) {
+        const pending = this.#pending.get(id);
+        this.#pending.delete(id);
+        if (message.error) pending?.reject(message.error);
+        else pending?.resolve();
+      }
       if (this.#pending.size === 0) this.#worker.unref();
-      if (message.error) pending?.reject(message.error);
-      else pending?.resolve();
     });
     this.#worker.on('error', (error) => this.#stop({ message: `the commit thread failed: ${error.message}` }));
     this.#worker.on('exit', (code) => this.#stop({ message: `the commit thread exited (code ${code})` }));

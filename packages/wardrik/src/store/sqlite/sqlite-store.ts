@@ -184,11 +184,11 @@ function newBatch(): Batch {
  * `setImmediate`, so the durable writes of every run made in the same event-loop turn share one
  * transaction and one fsync. A non-durable write resolves at once and reaches disk with the next
  * flush: a durable write's, a read's, a timer's (`flushIntervalMs`), sooner when more than
- * `maxPendingRecords` records wait, and in the background as soon as the commit thread is idle
- * while 200 records or more wait (under load it commits continuously, beside the event loop). If a flush fails, everything it held is lost (non-durable
- * writes included, which were already acknowledged), so the store fails: the durable writes of
- * that flush and every later call reject with a `StoreError` carrying the cause. Reopen it, and
- * recover the runs from what is on disk.
+ * `maxPendingRecords` records wait, and in the background as soon as 200 records wait (under load
+ * the commit thread commits continuously, beside the event loop). If a flush fails, everything it
+ * held is lost (non-durable writes included, which were already acknowledged), so the store fails:
+ * the durable writes of that flush and every later call reject with a `StoreError` carrying the
+ * cause. Reopen it, and recover the runs from what is on disk.
  *
  * @example
  * ```ts
@@ -328,8 +328,8 @@ export class SqliteStore implements Store {
         return Promise.reject(error);
       }
     } else if (this.immediate === undefined) {
-      if (this.threadIdleWithWork()) {
-        // Fed at once rather than at the timer: what it commits now is not left for the next barrier.
+      if (this.worthSending()) {
+        // Sent now rather than at the timer: what it commits now is not left for the next barrier.
         this.cancelScheduledFlush();
         this.immediate = setImmediate(() => this.flushInBackground());
       } else if (this.timer === undefined) {
@@ -982,7 +982,6 @@ export class SqliteStore implements Store {
           this.flushesInFlight -= 1;
           this.threadFlushes += 1;
           this.committed(told, records, batch, began);
-          if (this.threadIdleWithWork()) this.flushInBackground();
         },
         (cause: CommitFailure) => {
           this.flushesInFlight -= 1;
@@ -1003,15 +1002,14 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * Whether the commit thread has nothing to do while enough records wait to be worth its hop
-   * (`FEED_RECORDS`): then they go now instead of at the timer, so that under load the thread
-   * commits continuously, next to the event loop, and a barrier (a run's end) finds little left to
-   * commit before its fsync.
+   * Whether enough records wait to be worth a trip to the commit thread (`SEND_RECORDS`): then
+   * they go at once instead of at the timer, even while it commits (it commits what came meanwhile
+   * in one transaction). Under load the thread then commits continuously, beside the event loop; a
+   * barrier (a run's end) finds little left to commit before its fsync; and the writes' JSON leaves
+   * the event loop's heap at once instead of surviving its garbage collections in the queue.
    */
-  private threadIdleWithWork(): boolean {
-    return (
-      this.background && this.flushesInFlight === 0 && this.queuedRecords >= FEED_RECORDS && this.failure === undefined
-    );
+  private worthSending(): boolean {
+    return this.background && this.queuedRecords >= SEND_RECORDS && this.failure === undefined;
   }
 
   /** Counts a group commit, and resolves its durable writes once it is on disk. `told`: the writes, for commit listeners. */
@@ -1076,10 +1074,10 @@ export class SqliteStore implements Store {
 const INLINE_COMMIT_MAX_VALUES = 400;
 
 /**
- * Journal records (~600 bytes each, ~3 a step) worth a commit on the thread at once when it is idle
- * (see `threadIdleWithWork`): fewer, and the hop costs more than it saves.
+ * Journal records (~300 bytes each, ~3 a step) worth sending to the commit thread at once (see
+ * `worthSending`): fewer, and the hop costs more than it saves.
  */
-const FEED_RECORDS = 200;
+const SEND_RECORDS = 200;
 
 /** Journal records (~600 bytes each) committed without a sync after which one is started ahead of any barrier. */
 const SYNC_AHEAD_RECORDS = 2_000;
