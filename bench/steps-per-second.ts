@@ -1,9 +1,10 @@
 // Steps a second of 64 concurrent runs of 100 read-only calls each (a scripted model that answers at
 // once), on SQLite FULL (or `STORE=memory`), after 3 waves to warm up; prints steps/s, wall and CPU
-// (every thread's) a step. Plain on purpose: it runs unchanged against an older tree of this repo
-// (check it out with `git worktree add`, link its node_modules to this one's, build both), so that
-// old and new code can be measured alternately in the same minutes:
+// (every thread's) a step. Plain on purpose: it runs unchanged against an older tree of this repo, so
+// that old and new code can be measured alternately in the same minutes (`bench/old-against-new.sh`
+// does it all: a worktree of the older commit, its node_modules linked to this one's, both built):
 //   node --expose-gc --import tsx bench/steps-per-second.ts      (from the build: `npm run build` first)
+//   bash bench/old-against-new.sh 6b3a958 8                      (8 pairs against the code before issue 18)
 // Sizes: RUNS (64), CALLS (100), WAVES (15).
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
