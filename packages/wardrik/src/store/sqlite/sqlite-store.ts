@@ -25,7 +25,6 @@ import {
   serializeWrite,
   storedRecordFrom,
 } from '../columns.js';
-import { tellCommit } from '../commit-stats.js';
 import type { FoundMemory, MemoryFilter, MemoryQuery, StoredMemory } from '../memory-index.js';
 import {
   type PrincipalColumns,
@@ -63,7 +62,7 @@ import type {
   Store,
 } from '../store.js';
 import type { Heartbeat, NodeMessage, OfferList, Pulse, WorkerOffer, WorkerSignal } from '../worker-store.js';
-import { type CommitFailure, CommitThread } from './commit-thread.js';
+import { SqliteGroupCommit } from './group-commit.js';
 import { migrateSqlite } from './migrations.js';
 import { RuntimeLock } from './runtime-lock.js';
 import { prepareArtifacts, type SqliteArtifacts } from './sqlite-artifacts.js';
@@ -156,23 +155,6 @@ interface Statements {
   readonly artifacts: SqliteArtifacts;
 }
 
-/** The durable writes of the queue share one promise, settled when their flush commits or fails. */
-interface Batch {
-  readonly promise: Promise<void>;
-  readonly resolve: () => void;
-  readonly reject: (error: StoreError) => void;
-}
-
-function newBatch(): Batch {
-  let resolve!: () => void;
-  let reject!: (error: StoreError) => void;
-  const promise = new Promise<void>((resolvePromise, rejectPromise) => {
-    resolve = resolvePromise;
-    reject = rejectPromise;
-  });
-  return { promise, resolve, reject };
-}
-
 /**
  * The embedded store: one SQLite file (WAL, `synchronous=FULL` by default) through better-sqlite3.
  *
@@ -208,17 +190,10 @@ export class SqliteStore implements Store {
   /** The file's path. */
   readonly path: string;
   private readonly database: Database.Database;
-  private readonly flushIntervalMs: number;
-  private readonly maxPendingRecords: number;
   private statements: Statements | undefined;
   private readonly listStatements = new Map<string, Database.Statement<unknown[], unknown>>();
-  private queue: SerializedWrite[] = [];
-  private queuedRecords = 0;
-  /** Queued writes that hold state writes (a read of state waits for them; other reads of state need not). */
-  private queuedStateWrites = 0;
-  private batch: Batch | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private immediate: NodeJS.Immediate | undefined;
+  /** The queue of run writes and their group commits. */
+  private readonly commits: SqliteGroupCommit;
   private failure: StoreError | undefined;
   private readonly failureListeners = new Set<(error: StoreError) => void>();
   private readonly commitListeners = new Set<(commit: CommitStats) => void>();
@@ -232,29 +207,12 @@ export class SqliteStore implements Store {
   private readonly workerStore = new ProcessWorkerStore({ check: () => this.checkUsable() });
   private closed = false;
   private closing: Promise<void> | undefined;
-  private flushes = 0;
-  private recordsWritten = 0;
-  /** Whether group commits are made by the commit thread (`commits: 'background'`, a database file). */
-  private readonly background: boolean;
-  private commitThread: CommitThread | undefined;
-  /** The last group commit sent to the commit thread, and how many sent are not done. */
-  private lastFlush: Promise<void> | undefined;
-  private flushesInFlight = 0;
-  private threadFlushes = 0;
-  private readonly busyTimeoutMs: number;
   /** Makes commits durable off the event loop (in the background at `synchronous: 'full'`). */
   private readonly walSync: WalSync | undefined;
-  /** Commits made, and how many of them a finished background fsync covers. */
-  private commits = 0;
-  private syncedCommits = 0;
-  /** Journal records committed since a sync last began (see `syncAhead`). */
-  private unsyncedRecords = 0;
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.path = path;
-    this.busyTimeoutMs = options.busyTimeoutMs ?? 5000;
-    this.flushIntervalMs = options.flushIntervalMs ?? 20;
-    this.maxPendingRecords = options.maxPendingRecords ?? 5000;
+    const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
     const synchronous = options.synchronous ?? 'full';
     if (synchronous !== 'full' && synchronous !== 'normal') {
       throw new StoreError(`synchronous must be 'full' or 'normal', got ${String(synchronous)}`);
@@ -271,7 +229,7 @@ export class SqliteStore implements Store {
       // file (SQLite gives its -wal and -shm files the database file's permissions).
       const created = !inMemory && !existsSync(path);
       if (!inMemory) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-      database = new Database(path, { timeout: this.busyTimeoutMs });
+      database = new Database(path, { timeout: busyTimeoutMs });
       if (created) chmodSync(path, 0o600);
       const mode = database.pragma('journal_mode = WAL', { simple: true });
       if (!inMemory && mode !== 'wal') throw new Error(`it stays in journal_mode ${String(mode)}, not WAL`);
@@ -288,11 +246,23 @@ export class SqliteStore implements Store {
       );
     }
     this.database = database;
-    this.background = background;
     this.walSync =
       background && synchronous === 'full'
         ? new WalSync(path, options.syncFile ? { syncFile: options.syncFile } : {})
         : undefined;
+    this.commits = new SqliteGroupCommit({
+      path,
+      background,
+      walSync: this.walSync,
+      busyTimeoutMs,
+      flushIntervalMs: options.flushIntervalMs ?? 20,
+      maxPendingRecords: options.maxPendingRecords ?? 5000,
+      // The queue is only filled once ready() has prepared the statements.
+      commitHere: (ops) => this.statements!.flush.immediate(ops),
+      commitListeners: this.commitListeners,
+      fail: (error) => this.fail(error),
+      failure: () => this.failure,
+    });
   }
 
   /** Creates or upgrades the schema. The other methods do it on first use, so calling it is optional. */
@@ -313,30 +283,7 @@ export class SqliteStore implements Store {
     } catch (error) {
       return Promise.reject(error);
     }
-    this.queue.push(serialized);
-    this.queuedRecords += serialized.records.length;
-    if (serialized.state.length > 0) this.queuedStateWrites += 1;
-    if (options.durable) {
-      this.batch ??= newBatch();
-      this.immediate ??= setImmediate(() => this.flushInBackground());
-      return this.batch.promise;
-    }
-    if (this.queuedRecords > this.maxPendingRecords) {
-      try {
-        this.flushQueue();
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    } else if (this.immediate === undefined) {
-      if (this.worthSending()) {
-        // Sent now rather than at the timer: what it commits now is not left for the next barrier.
-        this.cancelScheduledFlush();
-        this.immediate = setImmediate(() => this.flushInBackground());
-      } else if (this.timer === undefined) {
-        this.timer = setTimeout(() => this.flushInBackground(), this.flushIntervalMs);
-      }
-    }
-    return Promise.resolve();
+    return this.commits.enqueue(serialized, options.durable);
   }
 
   async answerPark(answer: ParkAnswerWrite): Promise<void> {
@@ -344,15 +291,13 @@ export class SqliteStore implements Store {
     const write = serializeWrite(answer.write);
     if (write.lease) this.leases.check(write.lease);
     const decision = JSON.stringify(answer.decision);
-    await this.drain();
+    await this.commits.drain();
     try {
       statements.answer.immediate(answer, decision, write);
     } catch (cause) {
       throw sqliteFailure(this.path, `answering park ${answer.parkId}`, cause);
     }
-    this.flushes += 1;
-    this.recordsWritten += write.records.length;
-    await this.committedHere();
+    await this.commits.committedHere(write.records.length);
   }
 
   async claimRun(runId: string, terms: LeaseTerms): Promise<Lease | undefined> {
@@ -387,14 +332,14 @@ export class SqliteStore implements Store {
 
   async requestAnswer(answer: PendingAnswer & { readonly callHash: string }): Promise<void> {
     const statements = this.ready();
-    await this.drain();
+    await this.commits.drain();
     let runId: string;
     try {
       runId = statements.requestAnswer.immediate(answer, JSON.stringify(answer.decision));
     } catch (cause) {
       throw sqliteFailure(this.path, `answering park ${answer.parkId}`, cause);
     }
-    await this.committedHere();
+    await this.commits.committedHere();
     this.leases.signal({ type: 'requested', runId });
   }
 
@@ -657,14 +602,13 @@ export class SqliteStore implements Store {
     let failure: unknown;
     this.closed = true; // from here on, calls are refused
     try {
-      await this.drain();
+      await this.commits.drain();
       // A failed store has nothing more to make durable: it only lets its file go.
-      if (this.failure === undefined) await this.synced();
+      if (this.failure === undefined) await this.commits.synced();
     } catch (error) {
       failure = error;
     }
-    this.cancelScheduledFlush();
-    await this.commitThread?.close();
+    await this.commits.close();
     await this.walSync?.close();
     this.database.close();
     this.runtimeLock?.release();
@@ -675,10 +619,8 @@ export class SqliteStore implements Store {
   /** How many write transactions committed, and how many journal records they held. */
   stats(): SqliteStoreStats {
     return {
-      flushes: this.flushes,
-      recordsWritten: this.recordsWritten,
+      ...this.commits.stats,
       syncs: this.walSync?.syncs ?? 0,
-      threadFlushes: this.threadFlushes,
     };
   }
 
@@ -755,7 +697,7 @@ export class SqliteStore implements Store {
   async loadState(scopes: readonly StateScopeId[]): Promise<StoredStateValue[]> {
     // Every run reads its state once: without state writes queued, it need not commit the queue first.
     const query = (statements: Statements) => statements.sessions.loadState(scopes);
-    return this.queuedStateWrites > 0 ? this.read('reading state', query) : this.readNow('reading state', query);
+    return this.commits.holdsStateWrites ? this.read('reading state', query) : this.readNow('reading state', query);
   }
 
   editState(edit: StateEdit): Promise<void> {
@@ -850,19 +792,13 @@ export class SqliteStore implements Store {
    * disk first. A failure of the write itself (a constraint) leaves the store usable.
    */
   private async writeNow(what: string, commit: () => void): Promise<void> {
-    await this.drain();
+    await this.commits.drain();
     try {
       commit();
     } catch (cause) {
       throw sqliteFailure(this.path, what, cause);
     }
-    await this.committedHere();
-  }
-
-  /** Counts a commit made on the event loop's connection, and resolves once it is on disk. */
-  private committedHere(): Promise<void> {
-    this.commits += 1;
-    return this.synced();
+    await this.commits.committedHere();
   }
 
   /**
@@ -871,40 +807,15 @@ export class SqliteStore implements Store {
    */
   private async read<T>(what: string, query: (statements: Statements) => T): Promise<T> {
     const statements = this.ready();
-    await this.drain();
+    await this.commits.drain();
     let result: T;
     try {
       result = query(statements);
     } catch (cause) {
       throw sqliteFailure(this.path, what, cause);
     }
-    await this.synced();
+    await this.commits.synced();
     return result;
-  }
-
-  /**
-   * Resolves once every commit made so far is on disk: at once unless commits wait for a background
-   * fsync. A failed fsync fails the store (what was acknowledged as non-durable may be lost).
-   */
-  private synced(): Promise<void> {
-    const walSync = this.walSync;
-    const upTo = this.commits;
-    if (walSync === undefined || this.syncedCommits >= upTo) return Promise.resolve();
-    return walSync.sync().then(
-      () => {
-        if (upTo > this.syncedCommits) this.syncedCommits = upTo;
-      },
-      (cause: unknown) => {
-        const code = String((cause as { code?: unknown }).code ?? '');
-        const error = new StoreError(
-          `syncing ${this.path}-wal to disk failed, so writes since the last sync may be lost, including ` +
-            `any already acknowledged as non-durable: ${(cause as Error).message}${advice(code, this.path)}`,
-          { cause },
-        );
-        this.fail(error);
-        throw this.failure ?? error;
-      },
-    );
   }
 
   /** Runs a read that need not wait for queued run writes (principals and tokens). */
@@ -925,162 +836,7 @@ export class SqliteStore implements Store {
     }
     return statement;
   }
-
-  private cancelScheduledFlush(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    if (this.immediate !== undefined) clearImmediate(this.immediate);
-    this.timer = undefined;
-    this.immediate = undefined;
-  }
-
-  /** For timers: a failure is kept in `this.failure` and reported by the next call. */
-  private flushInBackground(): void {
-    try {
-      this.flushQueue();
-    } catch {
-      // Kept in this.failure; the durable writes of the flush were rejected with it.
-    }
-  }
-
-  /**
-   * Commits the queue and waits until nothing sent to the commit thread is under way: every write
-   * made before the call is committed, and the event loop may use its own connection without
-   * waiting for the thread's lock. Rejects (the store failed) if a commit failed.
-   */
-  private async drain(): Promise<void> {
-    this.flushQueue();
-    while (this.flushesInFlight > 0) await this.lastFlush;
-  }
-
-  /**
-   * Commits the queue in one transaction: on the commit thread in the background (the returned
-   * work goes on there; `drain` waits for it), else here. Throws (and fails the store) if a commit
-   * made here fails; one made on the thread fails the store when it does.
-   */
-  private flushQueue(): void {
-    this.cancelScheduledFlush();
-    if (this.queue.length === 0) return;
-    const writes = this.queue;
-    const records = this.queuedRecords;
-    const batch = this.batch;
-    this.queue = [];
-    this.queuedRecords = 0;
-    this.queuedStateWrites = 0;
-    this.batch = undefined;
-    const began = this.commitListeners.size > 0 ? performance.now() : 0;
-    const ops = writeOps(writes);
-    // Only commit listeners need the writes once they are ops: the thread's commit does not keep them alive.
-    const told = began === 0 ? undefined : writes;
-    const count = writes.length;
-    // A small commit costs less here than the two thread hops it would take (a barrier of a few runs
-    // waits for it); a large one, or one behind a commit under way on the thread (order), goes there.
-    if (this.background && (this.flushesInFlight > 0 || ops.length > INLINE_COMMIT_MAX_VALUES)) {
-      this.commitThread ??= new CommitThread(this.path, { busyTimeoutMs: this.busyTimeoutMs });
-      this.flushesInFlight += 1;
-      const flushed = this.commitThread.commit(ops).then(
-        () => {
-          this.flushesInFlight -= 1;
-          this.threadFlushes += 1;
-          this.committed(told, records, batch, began);
-        },
-        (cause: CommitFailure) => {
-          this.flushesInFlight -= 1;
-          throw this.flushFailed(count, records, batch, cause);
-        },
-      );
-      flushed.catch(() => {}); // kept in this.failure, and told to the durable writes it held
-      this.lastFlush = flushed;
-      return;
-    }
-    try {
-      // The queue is only filled once ready() has prepared the statements.
-      this.statements!.flush.immediate(ops);
-    } catch (cause) {
-      throw this.flushFailed(count, records, batch, cause as CommitFailure);
-    }
-    this.committed(told, records, batch, began);
-  }
-
-  /**
-   * Whether enough records wait to be worth a trip to the commit thread (`SEND_RECORDS`): then
-   * they go at once instead of at the timer, even while it commits (it commits what came meanwhile
-   * in one transaction). Under load the thread then commits continuously, beside the event loop; a
-   * barrier (a run's end) finds little left to commit before its fsync; and the writes' JSON leaves
-   * the event loop's heap at once instead of surviving its garbage collections in the queue.
-   */
-  private worthSending(): boolean {
-    return this.background && this.queuedRecords >= SEND_RECORDS && this.failure === undefined;
-  }
-
-  /** Counts a group commit, and resolves its durable writes once it is on disk. `told`: the writes, for commit listeners. */
-  private committed(
-    told: readonly SerializedWrite[] | undefined,
-    records: number,
-    batch: Batch | undefined,
-    began: number,
-  ): void {
-    this.flushes += 1;
-    this.commits += 1;
-    this.recordsWritten += records;
-    if (batch === undefined) {
-      if (told) tellCommit(this.commitListeners, performance.now() - began, told);
-      this.syncAhead(records);
-      return;
-    }
-    this.unsyncedRecords = 0;
-    // Durable writes are acknowledged once on disk: the commit's fsync, when made in the background, included.
-    this.synced().then(
-      () => {
-        if (told) tellCommit(this.commitListeners, performance.now() - began, told);
-        batch.resolve();
-      },
-      (error: StoreError) => batch.reject(error),
-    );
-  }
-
-  /**
-   * Starts a sync nobody waits for once many records were committed without one, when none is under
-   * way: the next barrier (a run's end, a call's intent) then has little left to put on disk, instead
-   * of every run's steps since the last one (64 busy runs wrote ~12 MB between their ends: a barrier's
-   * fsync took ~20 ms, and the event loop sat idle a fifth of the time). A failed sync fails the store.
-   */
-  private syncAhead(records: number): void {
-    this.unsyncedRecords += records;
-    if (this.unsyncedRecords < SYNC_AHEAD_RECORDS || this.walSync === undefined || this.walSync.busy) return;
-    this.unsyncedRecords = 0;
-    this.synced().catch(() => {}); // kept in this.failure
-  }
-
-  /** A group commit failed: what it held is lost, so the store fails, and its durable writes reject. */
-  private flushFailed(writes: number, records: number, batch: Batch | undefined, cause: CommitFailure): StoreError {
-    const code = String(cause.code ?? '');
-    const error = new StoreError(
-      `writing ${writes} queued writes (${records} journal records) to ${this.path} failed, ` +
-        `so they are lost, including any already acknowledged as non-durable: ${cause.message}` +
-        advice(code, this.path),
-      { cause },
-    );
-    this.fail(error);
-    batch?.reject(error);
-    return error;
-  }
 }
-
-/**
- * In the background mode, a group commit of at most this many values (statements and their
- * parameters: ~100 journal records) is made on the event loop, at `NORMAL` (its fsync still made on
- * the thread pool): a few hundred µs at most, less than handing it to the commit thread and back.
- */
-const INLINE_COMMIT_MAX_VALUES = 400;
-
-/**
- * Journal records (~300 bytes each, ~3 a step) worth sending to the commit thread at once (see
- * `worthSending`): fewer, and the hop costs more than it saves.
- */
-const SEND_RECORDS = 200;
-
-/** Journal records (~600 bytes each) committed without a sync after which one is started ahead of any barrier. */
-const SYNC_AHEAD_RECORDS = 2_000;
 
 function where(conditions: readonly string[]): string {
   return conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`;
