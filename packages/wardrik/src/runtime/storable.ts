@@ -1,4 +1,12 @@
-import { type Answer, describeReason, error, exceedsDepth, MAX_JSON_DEPTH, normalizeArguments } from '@wardrik/core';
+import {
+  type Answer,
+  describeReason,
+  error,
+  exceedsDepth,
+  MAX_JSON_DEPTH,
+  type Measures,
+  normalizeArguments,
+} from '@wardrik/core';
 
 /*
  * What enters the journal from outside — a model's call arguments, a tool's answer, a worker's
@@ -25,6 +33,11 @@ export function journaledArguments(raw: unknown): JournaledArguments {
   return { arguments: kept ?? null, invalidArguments: normalized.reason };
 }
 
+/** `answer` reporting `measures`: itself when they are its own (no copy: this is made at every call). */
+function withMeasures(answer: Answer, measures: Measures): Answer {
+  return measures === answer.measures ? answer : ({ ...answer, measures } as Answer);
+}
+
 /**
  * The answer as the journal will keep it, with `measures` (default: its own): its value (or a
  * park's details) turned into plain JSON — a copy — so that the model sees now what a recovered
@@ -33,14 +46,13 @@ export function journaledArguments(raw: unknown): JournaledArguments {
  * labels).
  */
 export function storableAnswer(answer: Answer, measures = answer.measures): Answer {
-  const measured = (): Answer => (measures === answer.measures ? answer : ({ ...answer, measures } as Answer));
-  if (answer.type === 'error') return measured();
+  if (answer.type === 'error') return withMeasures(answer, measures);
   const content = answer.type === 'ok' ? answer.value : answer.details;
   if (content === undefined || content === null || typeof content !== 'object') {
     if (typeof content === 'bigint' || typeof content === 'symbol' || typeof content === 'function') {
-      return unstorable(measured(), `a ${typeof content} has no JSON form`);
+      return unstorable(withMeasures(answer, measures), `a ${typeof content} has no JSON form`);
     }
-    return measured();
+    return withMeasures(answer, measures);
   }
   let plain: unknown;
   try {
@@ -57,11 +69,14 @@ export function storableAnswer(answer: Answer, measures = answer.measures): Answ
         plain = json === undefined ? null : JSON.parse(json);
       }
     } catch (cause) {
-      return unstorable(measured(), `it has no JSON form (${describeReason(cause)})`);
+      return unstorable(withMeasures(answer, measures), `it has no JSON form (${describeReason(cause)})`);
     }
   }
   if (plain === TOO_DEEP) {
-    return unstorable(measured(), `it nests deeper than ${MAX_JSON_DEPTH} levels, the most accepted`);
+    return unstorable(
+      withMeasures(answer, measures),
+      `it nests deeper than ${MAX_JSON_DEPTH} levels, the most accepted`,
+    );
   }
   return answer.type === 'ok'
     ? { type: 'ok', value: plain, measures, labels: answer.labels }
