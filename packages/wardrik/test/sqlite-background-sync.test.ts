@@ -218,14 +218,16 @@ describe('SqliteStore at synchronous FULL: the fsync in the background', () => {
     expect(committedRecords(path)).toBe(0); // 199: they wait for the timer (a minute away) or a barrier
     await write(200, 1);
     await vi.waitFor(() => expect(committedRecords(path)).toBe(200), { timeout: 30_000 });
-    expect(store.stats().flushes).toBe(1);
+    // The rows are visible before the thread's reply reaches the event loop: wait for the reply too.
+    await vi.waitFor(() => expect(store.stats().flushes).toBe(1), { timeout: 30_000 });
     // Batches sent one after another while the thread commits: none waits for the timer.
     for (let batch = 0; batch < 5; batch++) {
       await write(201 + batch * 200, 200);
       await new Promise((resolve) => setImmediate(resolve));
     }
     await vi.waitFor(() => expect(committedRecords(path)).toBe(1_200), { timeout: 30_000 });
-    expect(store.stats().flushes).toBe(6);
+    await vi.waitFor(() => expect(store.stats().flushes).toBe(6), { timeout: 30_000 });
+    expect(store.stats().threadFlushes).toBe(6);
   });
 
   it('fails the store when an fsync fails: the durable writes waiting reject, and so does every later call', async () => {
