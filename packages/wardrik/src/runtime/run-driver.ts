@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   type Answer,
   type Arguments,
@@ -62,6 +61,7 @@ import {
 import { type EventHub, recordEvent } from './events.js';
 import { nextTurnIfSliceOver } from './fair-share.js';
 import type { AttemptOutcome, CallOutcome, Hooks } from './hooks.js';
+import { timeOrderedId } from './ids.js';
 import { renderInstructions } from './instructions.js';
 import { parkHash } from './park-hash.js';
 import { callFacts, type Decision, decide, type Policy } from './policy.js';
@@ -891,7 +891,7 @@ export class RunDriver {
     rule?: string,
     external: Pick<Park, 'handle' | 'deadline' | 'resultLabels'> = {},
   ): Promise<Park> {
-    const id = `park_${randomUUID()}`;
+    const id = timeOrderedId('park');
     const parkedCall = call
       ? {
           callId: call.callId,

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { isValidToolName, stateKeyProblem, stateScope, storableStateValue } from '@wardrik/core';
 import type { Agent } from '../agent.js';
 import { InvalidInputError, SessionBusyError, SessionNotFoundError } from '../errors.js';
@@ -14,6 +13,7 @@ import {
   stateScopesOf,
 } from '../store/session-store.js';
 import type { RunRow, Store } from '../store/store.js';
+import { timeOrderedId } from './ids.js';
 import { type SessionStart, sessionStart } from './session-history.js';
 
 /** How long a run that took a session's turn may take to write its first record before the turn is free again. */
@@ -63,7 +63,7 @@ export class Sessions {
     if (typeof principal !== 'string' || principal === '') {
       throw new InvalidInputError('principal: expected a non-empty string');
     }
-    const id = options.id ?? `ses_${randomUUID()}`;
+    const id = options.id ?? timeOrderedId('ses');
     if (!isValidToolName(id)) {
       throw new InvalidInputError(
         `id: ${JSON.stringify(id)} is not a session id: use 1–128 characters of A–Z a–z 0–9 _ - .`,

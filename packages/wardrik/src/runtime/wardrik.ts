@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { addMeasures, describeReason, type Label, type Measures, mergeLabels } from '@wardrik/core';
 import { type Agent, checkBudget } from '../agent.js';
@@ -51,6 +51,7 @@ import { EventHub, type RunEvent, type RunEventListener, recordEvent } from './e
 import { type ExternalOutcome, ExternalWorkDesk } from './external-work.js';
 import { type FollowOptions, followRun } from './follow-run.js';
 import { Hooks } from './hooks.js';
+import { timeOrderedId } from './ids.js';
 import { Ownership } from './ownership.js';
 import { checkDecision } from './park-decision.js';
 import { checkPolicy, type Policy } from './policy.js';
@@ -437,7 +438,7 @@ export class Wardrik {
         throw new InvalidInputError((cause as Error).message, { cause });
       }
     }
-    const runId = `run_${randomUUID()}`;
+    const runId = timeOrderedId('run');
     const session =
       options.session === undefined
         ? undefined
