@@ -5,12 +5,14 @@
 // does it all: a worktree of the older commit, its node_modules linked to this one's, both built):
 //   node --expose-gc --import tsx bench/steps-per-second.ts      (from the build: `npm run build` first)
 //   bash bench/old-against-new.sh 6b3a958 8                      (8 pairs against the code before issue 18)
-// Sizes: RUNS (64), CALLS (100), WAVES (15).
+// Sizes: RUNS (64), CALLS (100), WAVES (15). STORE=memory, or STORE=postgres (the server on 127.0.0.1, a
+// schema of its own, dropped at the end; DATABASE_URL to change it).
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tool } from '@wardrik/core';
-import { createWardrik, defineAgent, sqliteStore } from 'wardrik';
+import pg from 'pg';
+import { createWardrik, defineAgent, postgresStore, sqliteStore } from 'wardrik';
 import { memoryStore, ScriptedModel } from 'wardrik/testing';
 
 const RUNS = Number(process.env.RUNS ?? 64);
@@ -29,10 +31,14 @@ const model = new ScriptedModel((request) =>
     ? { toolCalls: [{ name: 'lookup', arguments: { key: `k${request.step}` } }] }
     : { text: 'done' },
 );
+const databaseUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const schema = `sps_${process.pid}_${Date.now()}`;
 const store =
   process.env.STORE === 'memory'
     ? memoryStore()
-    : sqliteStore(join(mkdtempSync(join(tmpdir(), 'wardrik-sps-')), 'x.db'));
+    : process.env.STORE === 'postgres'
+      ? postgresStore(databaseUrl, { schema })
+      : sqliteStore(join(mkdtempSync(join(tmpdir(), 'wardrik-sps-')), 'x.db'));
 const wardrik = await createWardrik({
   store,
   agents: [defineAgent({ name: 'bench', instructions: '', tools: [lookup], model })],
@@ -50,3 +56,9 @@ console.log(
   `${Math.round(steps / seconds)} steps/s, wall ${((seconds * 1e6) / steps).toFixed(1)} µs a step, CPU ${((used.user + used.system) / steps).toFixed(1)} µs a step`,
 );
 await wardrik.close();
+if (process.env.STORE === 'postgres') {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await client.end();
+}
