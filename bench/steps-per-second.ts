@@ -41,9 +41,14 @@ const store =
       : sqliteStore(join(mkdtempSync(join(tmpdir(), 'wardrik-sps-')), 'x.db'));
 const wardrik = await createWardrik({
   store,
-  agents: [defineAgent({ name: 'bench', instructions: '', tools: [lookup], model })],
+  // CALLS calls and the final answer: the default maxSteps (50) would end every run early, failed.
+  agents: [defineAgent({ name: 'bench', instructions: '', tools: [lookup], model, maxSteps: CALLS + 1 })],
 });
-const wave = () => Promise.all(Array.from({ length: RUNS }, () => wardrik.run('bench', 'go')));
+const completed = async () => {
+  const result = await wardrik.run('bench', 'go');
+  if (result.status !== 'completed') throw new Error(`a run ended ${result.status}: ${result.error}`);
+};
+const wave = () => Promise.all(Array.from({ length: RUNS }, completed));
 
 for (let warm = 0; warm < 3; warm++) await wave();
 const started = process.hrtime.bigint();
