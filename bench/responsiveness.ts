@@ -77,7 +77,8 @@ async function measure(commits: 'background' | 'inline', toolName: string): Prom
   const load = Promise.all(
     Array.from({ length: 64 }, async () => {
       while (loading) {
-        await wardrik.run('bench', 'go');
+        const result = await wardrik.run('bench', 'go');
+        if (result.status !== 'completed') throw new Error(`a run of the load ended ${result.status}: ${result.error}`);
         steps += 100;
       }
     }),
