@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { tool } from '@wardrik/core';
 import { AuthService, createWardrik, defineAgent, sqliteStore, startServer } from 'wardrik';
 import { ScriptedModel } from 'wardrik/testing';
+import { completedRun } from './completed-run.js';
 import { percentile, table, us } from './stats.js';
 
 const probeMs = Number(process.env.PROBE_MS ?? 4_000);
@@ -77,8 +78,7 @@ async function measure(commits: 'background' | 'inline', toolName: string): Prom
   const load = Promise.all(
     Array.from({ length: 64 }, async () => {
       while (loading) {
-        const result = await wardrik.run('bench', 'go');
-        if (result.status !== 'completed') throw new Error(`a run of the load ended ${result.status}: ${result.error}`);
+        await completedRun(wardrik);
         steps += 100;
       }
     }),

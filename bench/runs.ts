@@ -7,6 +7,7 @@ import { type Answer, park, tool } from '@wardrik/core';
 import Database from 'better-sqlite3';
 import { createWardrik, defineAgent, JOURNAL_VERSION, type Store, sqliteStore, type Wardrik } from 'wardrik';
 import { memoryStore, ScriptedModel } from 'wardrik/testing';
+import { completedRun } from './completed-run.js';
 import { median, percentile, table, us } from './stats.js';
 
 type Sync = 'full' | 'normal';
@@ -124,7 +125,7 @@ async function stepTimes(store: Store, toolName: string, steps: number, durableA
     [{ name: 'bench', instructions: '', model, tools: [readOnlyTool, plainTool], maxSteps: steps + 1 }],
     durableAnswers,
   );
-  await wardrik.run('bench', 'go');
+  await completedRun(wardrik);
   await wardrik.close();
   return marks.slice(1).map((mark, index) => (mark - (marks[index] as number)) * 1000);
 }
@@ -173,11 +174,11 @@ async function perStep(): Promise<void> {
         tools: [readOnlyTool, plainTool],
       };
       const wardrik = await runtime(makeStore(), [agent], durableAnswers);
-      for (let warm = 0; warm < 10; warm++) await wardrik.run('bench', 'go');
+      for (let warm = 0; warm < 10; warm++) await completedRun(wardrik);
       const times: number[] = [];
       for (let index = 0; index < runs; index++) {
         const start = performance.now();
-        await wardrik.run('bench', 'go');
+        await completedRun(wardrik);
         times.push(((performance.now() - start) * 1000) / 10);
       }
       await wardrik.close();
@@ -212,10 +213,10 @@ export async function fixedCost(): Promise<void> {
     const short = await runtime(memoryStore(), [
       { name: 'bench', instructions: '', model: callingModel('lookup', 1), tools: [readOnlyTool] },
     ]);
-    for (let warm = 0; warm < 2_000; warm++) await short.run('bench', 'go');
+    for (let warm = 0; warm < 2_000; warm++) await completedRun(short);
     const runs = 5_000;
     const start = performance.now();
-    for (let index = 0; index < runs; index++) await short.run('bench', 'go');
+    for (let index = 0; index < runs; index++) await completedRun(short);
     const perStep = ((performance.now() - start) * 1000) / runs / 2;
     await short.close();
     const middle: number[] = [];
@@ -248,7 +249,7 @@ async function throughput(): Promise<void> {
       };
       const wardrik = await runtime(store, [agent]);
       const start = performance.now();
-      await Promise.all(Array.from({ length: 64 }, () => wardrik.run('bench', 'go')));
+      await Promise.all(Array.from({ length: 64 }, () => completedRun(wardrik)));
       const seconds = (performance.now() - start) / 1000;
       const stats = store.stats();
       await wardrik.close();

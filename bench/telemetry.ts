@@ -27,6 +27,7 @@ import {
   type Wardrik,
 } from 'wardrik';
 import { memoryStore, ScriptedModel } from 'wardrik/testing';
+import { completedRun } from './completed-run.js';
 import { median, table, us } from './stats.js';
 
 const STEPS = 200;
@@ -222,7 +223,7 @@ async function stepTimes(
   (globalThis as { gc?: (options: { type: 'minor' }) => void }).gc?.({ type: 'minor' });
   const cpu = process.cpuUsage();
   const began = performance.now();
-  await wardrik.run('bench', 'go');
+  await completedRun(wardrik);
   const used = process.cpuUsage(cpu);
   spent?.(used.user + used.system, (performance.now() - began) * 1000);
   stop?.();
@@ -268,7 +269,7 @@ async function hookChecks(): Promise<{ perStep: number; nsEach: number }> {
     checks += 1;
     return has(name);
   };
-  await wardrik.run('bench', 'go');
+  await completedRun(wardrik);
   await wardrik.close();
   const perStep = median(marks.slice(1).map((mark, index) => mark - (marks[index] as number)));
   // One check, timed over many (the same Hooks object, nobody listening).
