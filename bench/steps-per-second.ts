@@ -44,6 +44,7 @@ const wardrik = await createWardrik({
   // CALLS calls and the final answer: the default maxSteps (50) would end every run early, failed.
   agents: [defineAgent({ name: 'bench', instructions: '', tools: [lookup], model, maxSteps: CALLS + 1 })],
 });
+// bench/completed-run.ts's check, written out: this script runs unchanged against older trees, which lack it.
 const completed = async () => {
   const result = await wardrik.run('bench', 'go');
   if (result.status !== 'completed') throw new Error(`a run ended ${result.status}: ${result.error}`);

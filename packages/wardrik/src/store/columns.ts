@@ -88,13 +88,14 @@ export interface StateColumns {
 /** What a write without parks, closed parks, answers or state has of each: one shared empty list, made once (a write is made at every step). */
 const NONE: readonly never[] = Object.freeze([]);
 
-function toJson(value: unknown, what: string): string {
+/** `value` as JSON; `what` names it in the error, and is only made if there is one (this runs for every record). */
+function toJson(value: unknown, what: () => string): string {
   try {
     const json = JSON.stringify(value);
     if (json === undefined) throw new TypeError('it has no JSON form');
     return json;
   } catch (cause) {
-    throw new StoreError(`${what} cannot be stored as JSON: ${(cause as Error).message}`, { cause });
+    throw new StoreError(`${what()} cannot be stored as JSON: ${(cause as Error).message}`, { cause });
   }
 }
 
@@ -112,7 +113,7 @@ export function serializeWrite(write: RunWrite): SerializedWrite {
     if (!Number.isSafeInteger(stored.seq)) {
       throw new StoreError(`run ${runId}: a record's seq must be an integer, got ${stored.seq}`);
     }
-    return { seq: stored.seq, record: toJson(stored.record, `run ${runId} record ${stored.seq}`) };
+    return { seq: stored.seq, record: toJson(stored.record, () => `run ${runId} record ${stored.seq}`) };
   });
   const parks = write.parks?.length ? write.parks.map((park) => newParkColumns(park, runId)) : NONE;
   if (write.lease !== undefined && write.lease.runId !== runId) {
@@ -135,7 +136,7 @@ export function serializeWrite(write: RunWrite): SerializedWrite {
 
 function newParkColumns(park: Park, runId: string): NewParkColumns {
   if (park.runId !== runId) throw new StoreError(`park ${park.id} belongs to run ${park.runId}, not to run ${runId}`);
-  return { id: park.id, kind: park.kind, created_at: park.createdAt, park: toJson(park, `park ${park.id}`) };
+  return { id: park.id, kind: park.kind, created_at: park.createdAt, park: toJson(park, () => `park ${park.id}`) };
 }
 
 /** A state write as columns: its value as JSON (null for a deletion), its labels as JSON. */
@@ -143,8 +144,8 @@ export function stateColumns(write: ScopedStateWrite, what = 'state'): StateColu
   return {
     scope: write.scope,
     key: write.key,
-    value: write.deleted ? null : toJson(write.value, `${what} ${JSON.stringify(write.key)}`),
-    labels: toJson(write.labels, `${what} ${JSON.stringify(write.key)} labels`),
+    value: write.deleted ? null : toJson(write.value, () => `${what} ${JSON.stringify(write.key)}`),
+    labels: toJson(write.labels, () => `${what} ${JSON.stringify(write.key)} labels`),
   };
 }
 
@@ -164,7 +165,7 @@ function runColumns(run: RunRow, runId: string): RunColumns {
     status: run.status,
     created_at: run.createdAt,
     updated_at: run.updatedAt,
-    summary: toJson(summary, `the row of run ${run.id}`),
+    summary: toJson(summary, () => `the row of run ${run.id}`),
   };
 }
 
