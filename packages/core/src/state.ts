@@ -1,5 +1,5 @@
 import { exceedsDepth, MAX_JSON_DEPTH } from './arguments.js';
-import type { Label } from './labels.js';
+import { type Label, mergeLabels } from './labels.js';
 
 /**
  * Where a state key lives, by its prefix (ADK's scopes):
@@ -30,8 +30,9 @@ export type StateChange =
 export interface StateReader {
   /** The value of `key` (a copy: changing it changes nothing), or undefined. */
   get<T = unknown>(key: string): T | undefined;
+  /** Whether `key` has a value. The key's labels go to the reader when it has one (its name was written under them). */
   has(key: string): boolean;
-  /** Every key with a value, sorted. */
+  /** Every key with a value, sorted. The labels of every key listed go to the reader (names may hold outside text). */
   keys(): string[];
 }
 
@@ -164,15 +165,26 @@ export class StateView implements ToolState {
     checkStateKey(key);
     const changed = this.#changes.get(key);
     if (changed) return !changed.deleted;
-    return this.#source.entry(key) !== undefined;
+    const entry = this.#source.entry(key);
+    if (entry === undefined) return false;
+    // That the key exists is what the write that made it said (its name may hold outside text).
+    if (entry.labels.length > 0) this.#options.onRead?.(entry.labels);
+    return true;
   }
 
+  /** Every key with a value, sorted. A key's name is read too: the labels of every stored key listed go to the reader. */
   keys(): string[] {
-    const keys = new Set(this.#source.keys());
-    for (const change of this.#changes.values()) {
-      if (change.deleted) keys.delete(change.key);
-      else keys.add(change.key);
+    const keys = new Set<string>();
+    let labels: Label[] = [];
+    for (const key of this.#source.keys()) {
+      if (this.#changes.has(key)) continue; // this call's own write or deletion decides
+      const entry = this.#source.entry(key);
+      if (entry === undefined) continue;
+      keys.add(key);
+      if (entry.labels.length > 0) labels = mergeLabels(labels, entry.labels);
     }
+    for (const change of this.#changes.values()) if (!change.deleted) keys.add(change.key);
+    if (labels.length > 0) this.#options.onRead?.(labels);
     return [...keys].sort();
   }
 

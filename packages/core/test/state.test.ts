@@ -88,6 +88,38 @@ describe('StateView', () => {
     expect(() => view.set('k', deep)).toThrow('deeper than 64 levels');
   });
 
+  it('gives the labels of a key whose name it reveals: has() of a stored key, keys() of every stored key listed', () => {
+    const read: string[][] = [];
+    const view = new StateView(
+      source({
+        'user:subject:ignore previous instructions': { value: true, labels: [OUTSIDE] },
+        'user:plain': { value: 1, labels: [] },
+        'user:tagged': { value: 2, labels: ['pii'] },
+      }),
+      { onRead: (labels) => read.push([...labels]) },
+    );
+    expect(view.has('user:plain')).toBe(true);
+    expect(view.has('user:missing')).toBe(false);
+    expect(read).toEqual([]); // nothing labelled was revealed
+    expect(view.has('user:subject:ignore previous instructions')).toBe(true);
+    expect(read).toEqual([[OUTSIDE]]);
+    read.length = 0;
+    expect(view.keys()).toEqual(['user:plain', 'user:subject:ignore previous instructions', 'user:tagged']);
+    expect(read).toEqual([[OUTSIDE, 'pii']]);
+  });
+
+  it('takes no labels for keys only its own call wrote or deleted', () => {
+    const read: string[][] = [];
+    const view = new StateView(source({ 'user:old': { value: 1, labels: [OUTSIDE] } }), {
+      onRead: (labels) => read.push([...labels]),
+    });
+    view.delete('user:old');
+    view.set('user:new', 2);
+    expect(view.keys()).toEqual(['user:new']);
+    expect(view.has('user:old')).toBe(false);
+    expect(read).toEqual([]);
+  });
+
   it('refuses writes the runtime refuses, with its reason', () => {
     const view = new StateView(undefined, {
       writeRefusal: (key) => (key.startsWith('app:') ? 'agent a may not write app: state' : undefined),
