@@ -107,9 +107,9 @@ describe('journal format version 1', () => {
 
   it('a record of an unknown future version is refused with a clear error', () => {
     const journal = fixture('journal-v1-parked.json');
-    const future = [...journal, { ...journal[1]!, seq: 99, record: { ...journal[1]!.record, v: 4 } }];
+    const future = [...journal, { ...journal[1]!, seq: 99, record: { ...journal[1]!.record, v: 5 } }];
     expect(() => checkJournal('r1', future)).toThrow(
-      'run r1, record 99: journal format version 4 is not one this Wardrik reads (1 to 3)',
+      'run r1, record 99: journal format version 5 is not one this Wardrik reads (1 to 4)',
     );
     expect(() => checkJournal('r1', future)).toThrow(StoreError);
   });

@@ -8,9 +8,12 @@ import type { Message, ModelToolCall, Usage } from '../model/model.js';
  * `labels`, `unavailable`): a Wardrik that reads only version 1 must not take such a run for one
  * without them. 3 added agents handing runs to each other and child runs (`agent-transferred`,
  * `child-run-started`, `run-started`'s `parent`, `model-step`'s `agent`), callbacks
- * (`call-changed`, `model-step`'s `callback`), and telemetry (`run-started`'s `trace`).
+ * (`call-changed`, `model-step`'s `callback`), and telemetry (`run-started`'s `trace`). 4 added
+ * labels that answers given in a call's place must carry (`call-started`'s `labels`, and
+ * `resultLabels` on `tool` and `in_doubt` parks): a Wardrik that reads only version 3 would let a
+ * person's answer to such a call drop them.
  */
-export const JOURNAL_VERSION = 3;
+export const JOURNAL_VERSION = 4;
 
 /** Limits that park a run with kind `budget` when reached. */
 export interface Budget {
@@ -56,7 +59,11 @@ export interface Park {
   readonly handle?: string;
   /** For an `external` park: when the wait ends without a result (ms since the epoch). */
   readonly deadline?: number;
-  /** For an `external` park: the labels its result carries (those the tool's `started` answer gave). */
+  /**
+   * The labels an answer given in the call's place carries (a person's `answer`, an external
+   * result): those the tool's `started` or `park` answer gave, or for an `in_doubt` park the tool's
+   * `labels` annotation and what the call reported before it was lost.
+   */
   readonly resultLabels?: readonly Label[];
   readonly createdAt: number;
 }
@@ -200,6 +207,11 @@ export interface CallStartedRecord extends Base {
   readonly attempt: number;
   /** The policy rule that let the call run (or `approved` when a person did). */
   readonly rule?: string;
+  /**
+   * The labels every answer of the call carries, also one a person gives in its place after a
+   * crash: its tool's `labels` annotation (since version 4).
+   */
+  readonly labels?: readonly Label[];
 }
 
 /** A call's answer, written before the model sees it. */

@@ -42,6 +42,8 @@ export interface CallState {
   approval?: Approval;
   /** Set once the agent's `beforeTool` callback has seen the call (it changed its arguments, or let it be). */
   changedBy?: 'beforeTool';
+  /** The labels every answer of the call carries (its tool's `labels` annotation), from its intent. */
+  labels?: readonly Label[];
 }
 
 /** A park as the run sees it. */
@@ -213,6 +215,7 @@ export function applyRecord(state: RunState, seq: number, record: JournalRecord)
       call.attempts = record.attempt;
       call.repeatable = record.repeatable;
       call.idempotencyKey = record.idempotencyKey;
+      if (record.labels?.length) call.labels = record.labels;
       return;
     }
     case 'call-answered': {

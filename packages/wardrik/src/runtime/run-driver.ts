@@ -385,6 +385,10 @@ export class RunDriver {
           'in_doubt',
           'the call may have run but its answer was lost (the process stopped); say whether it ran',
           call,
+          undefined,
+          undefined,
+          undefined,
+          call.labels?.length ? { resultLabels: call.labels } : {},
         );
       }
     }
@@ -440,6 +444,8 @@ export class RunDriver {
       }
     }
     const isRepeatable = resumed ? call.repeatable : tool ? repeatable(tool) : true;
+    // What any answer of this call carries, also one a person gives in its place: the tool's `labels` annotation.
+    const promised = resumed ? call.labels : tool?.annotations.labels?.length ? tool.annotations.labels : undefined;
     let rule = call.approval ? 'approved' : resumed ? 'recovered' : undefined;
     if (tool && !call.approval && !resumed) {
       const decision = this.#decide(tool, call);
@@ -475,6 +481,7 @@ export class RunDriver {
             repeatable: isRepeatable,
             attempt: call.attempts + 1,
             rule, // undefined when none: JSON leaves it out
+            labels: promised,
           },
         ],
         !isRepeatable,
@@ -560,7 +567,16 @@ export class RunDriver {
           outcome.kind === 'timeout'
             ? `the call timed out after ${outcome.ms} ms and may have run`
             : `the worker running the call was lost (${describeAnswer(partial).replace(/^Lost: /, '')}) and it may have run`;
-        await this.#park('in_doubt', `${why}; say whether it ran`, call, partial.measures);
+        const carried = mergeLabels(promised, partial.labels);
+        await this.#park(
+          'in_doubt',
+          `${why}; say whether it ran`,
+          call,
+          partial.measures,
+          undefined,
+          undefined,
+          carried.length ? { resultLabels: carried } : {},
+        );
         return;
       }
       if (retryable && tries < attempts) {
@@ -597,9 +613,10 @@ export class RunDriver {
               ? {
                   handle: external.handle,
                   ...(external.deadlineMs === undefined ? {} : { deadline: this.#deps.now() + external.deadlineMs }),
-                  resultLabels: answer.labels,
                 }
               : {}),
+            // An answer a person gives in the tool's place carries what the tool's own would have.
+            ...(answer.labels.length ? { resultLabels: answer.labels } : {}),
           },
         );
         if (external) this.#deps.onExternalPark?.(parked);
@@ -685,7 +702,12 @@ export class RunDriver {
       return true;
     }
     if (result && 'answer' in result) {
-      await this.#write([this.#answered(call, storableAnswer(result.answer), 'beforeTool')], false);
+      // An answer given in the tool's place carries at least the labels the tool's own would (its `labels` annotation).
+      const promised = tool?.annotations.labels;
+      const answer = promised?.length
+        ? ({ ...result.answer, labels: mergeLabels(result.answer.labels, promised) } as Answer)
+        : result.answer;
+      await this.#write([this.#answered(call, storableAnswer(answer), 'beforeTool')], false);
       return true;
     }
     if (result) {
