@@ -1,4 +1,4 @@
-import { type Arguments, isValidToolName, type Tool, type Toolset, toMcpTool } from '@wardrik/core';
+import { type Arguments, isValidToolName, stateKeyProblem, type Tool, type Toolset, toMcpTool } from '@wardrik/core';
 import { AgentDefinitionError } from './errors.js';
 import type { Budget } from './journal/records.js';
 import type { Message, Model, ModelToolDefinition } from './model/model.js';
@@ -45,6 +45,20 @@ export interface AgentOptions {
   readonly appState?: 'read' | 'write';
   /** How much of a session's conversation its next run sees. */
   readonly history?: HistoryOptions;
+  /**
+   * A state key the agent's final answer is written to when a run of it completes (ADK's
+   * `output_key`), labelled as the answer is: `draft` for the session (in a workflow, the next
+   * step reads it as `{draft}`), `temp:draft` for the invocation only, `user:…` for the principal.
+   * An `app:` key needs `appState: 'write'`.
+   *
+   * @example
+   * ```ts
+   * const drafter = defineAgent({ name: 'drafter', instructions: 'Draft the note.', model, outputKey: 'draft' })
+   * const reviewer = defineAgent({ name: 'reviewer', instructions: 'Review this draft: {draft}', model })
+   * const pipeline = sequentialAgent({ name: 'pipeline', agents: [drafter, reviewer] })
+   * ```
+   */
+  readonly outputKey?: string;
   /**
    * Agents this one may hand the run to: the model is offered `transfer_to_agent` with their names
    * and descriptions, and a transfer continues the run under the agent named (its instructions,
@@ -104,6 +118,8 @@ export interface Agent {
   readonly app: string;
   readonly appState: 'read' | 'write';
   readonly history: { readonly maxMessages: number; readonly summarize?: HistoryOptions['summarize'] };
+  /** The state key its final answer is written to, if any (see `AgentOptions.outputKey`). */
+  readonly outputKey?: string;
   /** Whether the instructions name state (`{key}`): they are rendered before every step. */
   readonly templated: boolean;
   readonly subAgents: readonly Agent[];
@@ -190,11 +206,24 @@ export function defineAgent(options: AgentOptions): Agent {
     app: checkedApp(options.app, name),
     appState: checkedAppState(options.appState, name),
     history: checkedHistory(options.history, name),
+    ...checkedOutputKey(options.outputKey, options.appState, name),
     templated: hasTemplates(instructions),
     subAgents: checkedSubAgents(options.subAgents, name),
     disallowTransferToParent: options.disallowTransferToParent === true,
     callbacks: checkedCallbacks(options.callbacks, name),
   });
+}
+
+function checkedOutputKey(outputKey: unknown, appState: unknown, name: string): { outputKey?: string } {
+  if (outputKey === undefined) return {};
+  const problem = stateKeyProblem(outputKey);
+  if (problem !== undefined) throw new AgentDefinitionError(`agent ${name}: outputKey: ${problem}`);
+  if ((outputKey as string).startsWith('app:') && appState !== 'write') {
+    throw new AgentDefinitionError(
+      `agent ${name}: outputKey ${JSON.stringify(outputKey)} is app: state, which every principal's runs read; it needs appState: 'write'`,
+    );
+  }
+  return { outputKey: outputKey as string };
 }
 
 function checkedSubAgents(subAgents: unknown, name: string): readonly Agent[] {

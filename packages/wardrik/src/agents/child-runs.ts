@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type Answer, type ExternalOutcome, error, type Label, ok, started } from '@wardrik/core';
-import type { Budget, ParentLink } from '../journal/records.js';
+import type { Budget, ParentLink, StateWrite } from '../journal/records.js';
 import type { RunResult } from '../runtime/wardrik.js';
 
 /** The handle of the `external` park a parent waits on while its child run is parked. */
@@ -31,6 +31,15 @@ export interface ChildRunRequest {
   readonly principal: string;
   /** The parent's labels: the child starts with them. */
   readonly labels: readonly Label[];
+  /**
+   * The invocation the child shares with its parent (as ADK's sub-agents share theirs): the
+   * parent's session (its state, read and written live), its app (whose `user:` and `app:` state
+   * it reads), and its run-only state as it stands now (`temp:` keys, and unprefixed keys without
+   * a session), which the child starts with and whose writes go back with the call's answer.
+   */
+  readonly session: string | undefined;
+  readonly app: string;
+  readonly state: readonly StateWrite[];
   /** What is left of the parent's budget. */
   readonly budget: Budget;
   /** The parent's call signal: a cancelled parent cancels its child. */

@@ -17,6 +17,8 @@ export interface WorkflowOptions {
   readonly budget?: Budget;
   /** Tightens or loosens which of its children's calls wait for a person (see `Policy`). */
   readonly policy?: Policy;
+  /** A state key the workflow's final answer is written to (see `AgentOptions.outputKey`). */
+  readonly outputKey?: string;
 }
 
 /** How a loop's step came out, for `until`. */
@@ -29,6 +31,16 @@ export interface LoopStep {
 
 /** Thrown by a workflow's plan when a child failed: the workflow run fails with this message. */
 export class WorkflowStopped extends Error {}
+
+/**
+ * Children share the workflow's invocation, as ADK's sub-agents do: its session (state read and
+ * written live, `{key}` in their instructions), its app's `user:` and `app:` state, and its
+ * run-only state (`temp:` keys, and unprefixed keys when the workflow has no session), which each
+ * child starts with as the workflow holds it and hands back with its answer. Labels go with every
+ * value. Parallel branches start from the same state; when two write one key, the session's value
+ * is the last written, and a run-only key takes the value of the branch whose answer the workflow
+ * journals last (the one that ended last).
+ */
 
 /**
  * An agent that runs `agents` one after the other (ADK's SequentialAgent): the first is given
@@ -157,6 +169,7 @@ function workflowAgent(options: WorkflowOptions, kind: string, maxSteps: number,
     maxSteps,
     ...(options.budget ? { budget: options.budget } : {}),
     ...(options.policy ? { policy: options.policy } : {}),
+    ...(options.outputKey === undefined ? {} : { outputKey: options.outputKey }),
   });
 }
 

@@ -11,7 +11,8 @@ import type { Message, ModelToolCall, Usage } from '../model/model.js';
  * (`call-changed`, `model-step`'s `callback`), and telemetry (`run-started`'s `trace`). 4 added
  * labels that answers given in a call's place must carry (`call-started`'s `labels`, and
  * `resultLabels` on `tool` and `in_doubt` parks): a Wardrik that reads only version 3 would let a
- * person's answer to such a call drop them.
+ * person's answer to such a call drop them. It also added state shared with child runs
+ * (`run-started`'s `state`) and an agent's `outputKey` (`run-ended`'s `state`).
  */
 export const JOURNAL_VERSION = 4;
 
@@ -119,7 +120,10 @@ export interface RunStartedRecord extends Base {
   readonly maxSteps: number;
   /** The app whose `user:` and `app:` state the run reads (the agent's `app`). Absent before version 2: the agent's name. */
   readonly app?: string;
-  /** The session the run continues. */
+  /**
+   * The session the run continues; for a child run, the session of the run that called it (the
+   * child reads and writes its state, and takes no turn of its own).
+   */
   readonly session?: string;
   /**
    * The conversation before this run, as the model sees it (the session's window, its summary
@@ -133,6 +137,12 @@ export interface RunStartedRecord extends Base {
   readonly labels?: readonly Label[];
   /** For a child run (an agent called as a tool, a workflow's step): the run and call that started it. */
   readonly parent?: ParentLink;
+  /**
+   * For a child run: the run-only state (`temp:` keys, and unprefixed keys without a session) its
+   * parent held when it called it, with their labels (since version 4). What the child writes of
+   * it goes back to the parent with the call's answer.
+   */
+  readonly state?: readonly StateWrite[];
   /**
    * The trace context the run's telemetry continues (W3C `traceparent`, `tracestate`), when
    * telemetry was on as it started: a run resumed elsewhere or later joins the same trace.
@@ -159,7 +169,7 @@ export interface ModelStepRecord extends Base {
   readonly truncated?: true;
   /** The names of the tools the model was offered, when they differ from the previous step's (always at step 1). */
   readonly tools?: readonly string[];
-  /** Labels the step took from state it read (templated instructions, toolsets). */
+  /** Labels the step took from state it read (templated instructions, toolsets) and from the tool definitions it was offered (see `unpinned`). */
   readonly labels?: readonly Label[];
   /** Toolsets left out of this step, and why (they threw or took too long). */
   readonly unavailable?: readonly { readonly toolset: string; readonly reason: string }[];
@@ -167,6 +177,25 @@ export interface ModelStepRecord extends Base {
   readonly agent?: string;
   /** The agent's callback that made or changed this answer instead of the model (`beforeModel`, `afterModel`). */
   readonly callback?: 'beforeModel' | 'afterModel';
+  /**
+   * The tool definitions that made this step carry labels the run did not carry yet (`labels`):
+   * offered by a source that is not trusted (an MCP server, a worker) and not pinned as they are,
+   * each with its source and the hash that would pin it. It explains `labels`, which the run's
+   * state folds; a Wardrik that does not know it loses nothing by ignoring it (so no new version).
+   */
+  readonly unpinned?: readonly UnpinnedTool[];
+}
+
+/** A tool definition a model step was offered that labelled it: where it came from, and the hash to pin it with. */
+export interface UnpinnedTool {
+  /** `mcp:NAME` for an MCP toolset, `worker:PRINCIPAL` for a worker. */
+  readonly source: string;
+  /** The tool's name as the source lists it (the pin's key). */
+  readonly tool: string;
+  /** `sha256:…`: the pin that would trust the definition as it is, once reviewed. */
+  readonly hash?: string;
+  /** It was pinned, and differs from its pin (the source changed it). */
+  readonly changed?: true;
 }
 
 /** An agent's `beforeTool` callback changed a call's arguments before the policy judged it. */
@@ -264,6 +293,8 @@ export interface RunEndedRecord extends Base {
   readonly error?: string;
   readonly labels: readonly Label[];
   readonly measures: Measures;
+  /** The agent's `outputKey` set to the final answer (since version 4), labelled as the answer is. */
+  readonly state?: readonly StateWrite[];
 }
 
 /** One entry of a run's append-only journal. */

@@ -11,7 +11,7 @@ import {
 } from '@wardrik/core';
 import type { Message, ModelToolCall } from '../model/model.js';
 import type { RunStatus } from '../store/store.js';
-import type { Budget, JournalRecord, ParentLink, Park, ParkDecision, StoredRecord } from './records.js';
+import type { Budget, JournalRecord, ParentLink, Park, ParkDecision, StateWrite, StoredRecord } from './records.js';
 
 /** Where one call of the current step stands. */
 export type CallStatus = 'requested' | 'started' | 'parked' | 'to-run' | 'answered';
@@ -78,6 +78,8 @@ export interface RunState {
   historyLength: number;
   /** State kept in the journal only: `temp:` keys, and unprefixed keys of a run without a session. */
   runOnlyState: Map<string, StateEntry>;
+  /** The run-only writes the run made itself, the latest per key: what a child run hands back to its parent. */
+  runOnlyWrites: Map<string, StateWrite>;
   /** The tools the latest model step was offered, by name. */
   offeredTools: readonly string[];
   input: string;
@@ -123,6 +125,7 @@ export function emptyState(runId: string): RunState {
     app: '',
     historyLength: 0,
     runOnlyState: new Map(),
+    runOnlyWrites: new Map(),
     offeredTools: [],
     input: '',
     status: 'running',
@@ -182,6 +185,7 @@ export function applyRecord(state: RunState, seq: number, record: JournalRecord)
         state.historyLength = record.history.length;
       }
       if (record.labels?.length) state.labels = mergeLabels(state.labels, record.labels);
+      for (const value of record.state ?? []) state.runOnlyState.set(value.key, stateEntry(value));
       state.messages.push({ role: 'user', content: record.input });
       return;
     case 'model-step':
@@ -223,13 +227,7 @@ export function applyRecord(state: RunState, seq: number, record: JournalRecord)
       if (call.status !== 'answered') state.unanswered -= 1;
       call.status = 'answered';
       call.answer = record.answer;
-      if (record.state) {
-        for (const write of record.state) {
-          if (!isRunOnlyKey(write.key, state.sessionId)) continue;
-          if (write.deleted) state.runOnlyState.delete(write.key);
-          else state.runOnlyState.set(write.key, { value: write.value, labels: write.labels });
-        }
-      }
+      if (record.state) applyRunOnlyWrites(state, record.state);
       state.measures = addMeasures(state.measures, record.answer.measures);
       if (record.answer.labels.length) state.labels = mergeLabels(state.labels, record.answer.labels);
       if (state.unanswered === 0) {
@@ -283,8 +281,24 @@ export function applyRecord(state: RunState, seq: number, record: JournalRecord)
       state.error = record.error;
       for (const park of state.parks.values()) if (park.status === 'open') park.status = 'closed';
       state.openParks = 0;
+      if (record.state) applyRunOnlyWrites(state, record.state);
       return;
   }
+}
+
+/** Applies the writes of run-only keys (the store keeps the others), and keeps them as the run's own. */
+function applyRunOnlyWrites(state: RunState, writes: readonly StateWrite[]): void {
+  for (const write of writes) {
+    if (!isRunOnlyKey(write.key, state.sessionId)) continue;
+    if (write.deleted) state.runOnlyState.delete(write.key);
+    else state.runOnlyState.set(write.key, stateEntry(write));
+    state.runOnlyWrites.delete(write.key); // the latest write of a key comes last
+    state.runOnlyWrites.set(write.key, write);
+  }
+}
+
+function stateEntry(write: StateWrite): StateEntry {
+  return { value: write.value, labels: write.labels };
 }
 
 function requestedCall(call: ModelToolCall): CallState {

@@ -17,7 +17,7 @@ import {
 import type { Agent } from '../agent.js';
 import type { AgentDirectory } from '../agents/agent-directory.js';
 import { agentOfTool, CHILD_RUNNER, type ChildRunner } from '../agents/agent-tool.js';
-import { type ChildRunRequest, childRunId } from '../agents/child-runs.js';
+import { type ChildRunRequest, childOfHandle, childRunId } from '../agents/child-runs.js';
 import { isTransferTool, MAX_TRANSFERS, transferRequest } from '../agents/transfer.js';
 import { WorkflowStopped } from '../agents/workflow-agents.js';
 import { LeaseLostError, ModelError, StoreError } from '../errors.js';
@@ -101,6 +101,8 @@ export interface DriverDeps {
   readonly agents: AgentDirectory;
   /** Starts (or finds) the child run of a call of an agent tool, and answers the call with how it came out. */
   readonly runChild: (request: ChildRunRequest) => Promise<Answer>;
+  /** The run-only state writes an ended child run made (see `RunState.runOnlyWrites`): they go back to its parent. */
+  readonly childStateWrites: (childRunId: string) => Promise<readonly StateWrite[]>;
   /** What happens between journal records is told here (telemetry listens). */
   readonly hooks: Hooks;
 }
@@ -298,8 +300,9 @@ export class RunDriver {
    * checked that the park is open and the decision allowed for its kind.
    */
   async answer(park: ParkRow, decision: ParkDecision, by: string): Promise<void> {
+    const handedBack = await this.#childWritesFor(park, decision);
     const at = this.#deps.now();
-    const stored = this.#stamp(this.#answerRecords(park, decision, by, at));
+    const stored = this.#stamp(this.#answerRecords(park, decision, by, at, handedBack));
     const closeParks = this.ended ? this.#openParkIds().filter((id) => id !== park.id) : [];
     await this.#deps.store.answerPark({
       parkId: park.id,
@@ -322,7 +325,8 @@ export class RunDriver {
       await this.#write([], true, { recordedAnswers: [pending.parkId] });
       return;
     }
-    const stored = this.#stamp(this.#answerRecords(park, pending.decision, pending.by, pending.at));
+    const handedBack = await this.#childWritesFor(park, pending.decision);
+    const stored = this.#stamp(this.#answerRecords(park, pending.decision, pending.by, pending.at, handedBack));
     const closeParks = this.ended ? this.#openParkIds() : [];
     await this.#deps.store.write(this.#runWrite(stored, { row: true, closeParks, recordedAnswers: [park.id] }), {
       durable: true,
@@ -330,8 +334,32 @@ export class RunDriver {
     this.#emit(stored);
   }
 
-  /** The records that journal a person's answer to `park`: its answer, and what it decides for the call or run. */
-  #answerRecords(park: Park, decision: ParkDecision, by: string, at: number): JournalRecord[] {
+  /**
+   * The run-only state writes handed back by the child run whose end answers `park` (a wait on a
+   * child that parked), if it is one; else none.
+   */
+  async #childWritesFor(park: Park, decision: ParkDecision): Promise<readonly StateWrite[] | undefined> {
+    if (park.kind !== 'external' || !park.call || (decision.type !== 'answer' && decision.type !== 'fail')) return;
+    return childOfHandle(park.handle) === undefined ? undefined : this.#childWrites(park.call.callId);
+  }
+
+  /** The run-only state writes the child run of call `callId` made, once it ended: they go back with the call's answer. */
+  async #childWrites(callId: string): Promise<readonly StateWrite[] | undefined> {
+    const child = this.state.children.get(callId);
+    return child === undefined ? undefined : this.#deps.childStateWrites(child);
+  }
+
+  /**
+   * The records that journal a person's answer to `park`: its answer, and what it decides for the
+   * call or run. `handedBack`: the state writes of the child run whose end this is (see `#childWritesFor`).
+   */
+  #answerRecords(
+    park: Park,
+    decision: ParkDecision,
+    by: string,
+    at: number,
+    handedBack?: readonly StateWrite[],
+  ): JournalRecord[] {
     const hooks = this.#deps.hooks;
     if (hooks.has('park-answered')) {
       hooks.emit('park-answered', {
@@ -353,6 +381,8 @@ export class RunDriver {
         this.#answered(
           call,
           ok(decision.value, { labels, ...(decision.measures ? { measures: decision.measures } : {}) }),
+          undefined,
+          handedBack?.length ? [...handedBack] : undefined,
         ),
       );
     } else if (call && park.kind === 'external' && decision.type === 'fail') {
@@ -361,7 +391,14 @@ export class RunDriver {
         labels: mergeLabels(park.resultLabels, decision.labels),
         ...(decision.measures ? { measures: decision.measures } : {}),
       };
-      records.push(this.#answered(call, error(reason, { code: 'external_failed', ...carried })));
+      records.push(
+        this.#answered(
+          call,
+          error(reason, { code: 'external_failed', ...carried }),
+          undefined,
+          handedBack?.length ? [...handedBack] : undefined,
+        ),
+      );
     } else if (call && (decision.type === 'fail' || decision.type === 'deny')) {
       const reason =
         park.kind === 'approval'
@@ -632,6 +669,8 @@ export class RunDriver {
         const labels = mergeLabels(this.state.labels, answer.labels);
         writes = changes.map((change) => ({ ...change, labels }));
       }
+      const handedBack = calledAgent ? await this.#childWrites(call.callId) : undefined;
+      if (handedBack?.length) writes = [...(writes ?? []), ...handedBack];
       const answered = this.#answered(call, answer, undefined, writes);
       const transfer =
         tool && isTransferTool(tool) && answer.type === 'ok' ? transferRequest(call.arguments) : undefined;
@@ -789,6 +828,9 @@ export class RunDriver {
         parent: { runId: this.runId, callId: call.callId },
         principal: this.state.principal,
         labels: [...this.state.labels],
+        session: this.state.sessionId,
+        app: this.state.app,
+        state: runOnlyValues(this.state),
         budget: this.#budgetLeft(),
         signal: this.#abort.signal,
       });
@@ -1141,15 +1183,26 @@ export class RunDriver {
   async #end(status: EndStatus, detail: { output?: string; error?: string | undefined }): Promise<'ended'> {
     if (this.ended) return 'ended'; // a run ends once
     const openParks = this.#openParkIds();
-    await this.#write([this.#endRecord(status, detail)], true, {
+    const outputKey = this.#agent.outputKey;
+    // The agent's outputKey takes the final answer, labelled as the answer is (ADK's output_key).
+    const writes: StateWrite[] | undefined =
+      status === 'completed' && outputKey !== undefined && detail.output !== undefined
+        ? [{ key: outputKey, value: detail.output, labels: [...this.state.labels] }]
+        : undefined;
+    await this.#write([this.#endRecord(status, detail, writes)], true, {
       row: true,
       closeParks: openParks,
       cancelTaken: status === 'cancelled' && this.#cancelRequested,
+      state: writes ? storedWrites(writes, this.state) : undefined,
     });
     return 'ended';
   }
 
-  #endRecord(status: EndStatus, detail: { output?: string; error?: string | undefined }): JournalRecord {
+  #endRecord(
+    status: EndStatus,
+    detail: { output?: string; error?: string | undefined },
+    state?: readonly StateWrite[],
+  ): JournalRecord {
     return {
       v: JOURNAL_VERSION,
       at: this.#deps.now(),
@@ -1159,6 +1212,7 @@ export class RunDriver {
       ...(detail.error === undefined ? {} : { error: detail.error }),
       labels: [...this.state.labels],
       measures: { ...this.state.measures },
+      ...(state ? { state } : {}),
     };
   }
 
@@ -1331,6 +1385,13 @@ function attemptOutcome(outcome: Attempt): { outcome: AttemptOutcome; error?: st
 /** A call as the agent's tool callbacks see it. */
 function callbackCall(call: CallState, tool: Tool<Arguments> | undefined): CallbackCall {
   return { callId: call.callId, name: call.name, arguments: call.arguments, annotations: tool?.annotations ?? {} };
+}
+
+/** The run-only state of a run as it stands, as writes a child run starts with. */
+function runOnlyValues(state: RunState): StateWrite[] {
+  const values: StateWrite[] = [];
+  for (const [key, entry] of state.runOnlyState) values.push({ key, value: entry.value, labels: entry.labels });
+  return values;
 }
 
 /** The labels of a step whose tools read no state (fixed tools, instructions without `{key}`). */

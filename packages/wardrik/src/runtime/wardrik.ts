@@ -28,6 +28,7 @@ import {
   type ParkKind,
   type RunEndedRecord,
   type RunStartedRecord,
+  type StateWrite,
   type StoredRecord,
 } from '../journal/records.js';
 import { applyRecord, emptyState, type RunState, rebuildState } from '../journal/state.js';
@@ -277,6 +278,7 @@ export class Wardrik {
           },
           request,
         ),
+      childStateWrites: (childRunId) => this.#childStateWrites(childRunId),
     };
     this.#external = new ExternalWorkDesk({
       store: options.store,
@@ -471,6 +473,10 @@ export class Wardrik {
       budget,
       ...(request.labels.length ? { labels: [...request.labels] } : {}),
       parent: request.parent,
+      // The child shares its parent's invocation: session, app and run-only state.
+      ...(request.session === undefined ? {} : { session: request.session }),
+      app: request.app,
+      ...(request.state.length ? { state: request.state } : {}),
       // The parent journaled the child's id durably, and a repeated call starts it again if lost.
       durable: false,
     });
@@ -488,6 +494,10 @@ export class Wardrik {
       readonly history?: RunStartedRecord['history'];
       readonly labels?: readonly Label[];
       readonly parent?: ParentLink;
+      /** Whose `user:` and `app:` state the run reads, when not its agent's (a child run: its parent's). */
+      readonly app?: string;
+      /** The run-only state it starts with (a child run: its parent's). */
+      readonly state?: readonly StateWrite[];
       readonly durable: boolean;
     },
   ): Promise<void> {
@@ -509,11 +519,12 @@ export class Wardrik {
           input: start.input,
           budget: start.budget,
           maxSteps: agent.maxSteps,
-          app: agent.app,
+          app: start.app ?? agent.app,
           ...(start.session === undefined ? {} : { session: start.session }),
           ...(start.history ? { history: start.history } : {}),
           ...(start.labels ? { labels: start.labels } : {}),
           ...(start.parent ? { parent: start.parent } : {}),
+          ...(start.state ? { state: start.state } : {}),
           ...(trace ? { trace } : {}),
         },
         { durable: start.durable },
@@ -1052,6 +1063,17 @@ export class Wardrik {
   }
 
   /** A run's state rebuilt from its journal in the store. */
+  /**
+   * The run-only state writes a child run made, once it has ended (none before: a child still
+   * going hands nothing back yet, nor does one whose journal is gone).
+   */
+  async #childStateWrites(childRunId: string): Promise<readonly StateWrite[]> {
+    const driver = this.#drivers.get(childRunId);
+    const state = driver ? driver.state : await this.#runState(childRunId).catch(() => undefined);
+    if (!state || !isEnded(state.status)) return [];
+    return [...state.runOnlyWrites.values()];
+  }
+
   async #runState(runId: string): Promise<RunState> {
     const journal = await this.store.loadJournal(runId);
     try {
