@@ -13,7 +13,8 @@ import { memoryRoutes } from './memory-routes.js';
 import { metricsRoute, type ServedMetrics } from './metrics-route.js';
 import { openApiDocument } from './openapi.js';
 import { ApiProblem, problemResponse, RETRY_AFTER_SECONDS, STORE_FAILED, send } from './problem.js';
-import type { Route } from './routes.js';
+import { neverStored, responseHeaders } from './response-headers.js';
+import { type Route, routeWithQuery } from './routes.js';
 import {
   AnswerParkBody,
   CancelRunBody,
@@ -21,6 +22,7 @@ import {
   ListParksQuery,
   ListRunsQuery,
   ReleaseLabelsBody,
+  RunEventsQuery,
   StartRunBody,
 } from './schemas.js';
 import { resolveServerLimits, SERVER_LIMIT_DEFAULTS, type ServerLimits } from './server-settings.js';
@@ -64,6 +66,7 @@ export function createApp(options: AppOptions): Hono<Env> {
   const streams = new TokenConnections(auth, { recheckMs: revocationCheckMs });
   const app = new Hono<Env>();
 
+  app.use('*', responseHeaders());
   app.onError((thrown, c) => problemResponse(c, thrown));
   app.notFound((c) => send(c, 404, 'not_found', 'Not found', `no route ${c.req.method} ${c.req.path}`));
 
@@ -136,22 +139,21 @@ export function createApp(options: AppOptions): Hono<Env> {
         return c.json(await wardrik.wait(runId), 201);
       },
     },
-    {
+    routeWithQuery({
       method: 'get',
       path: '/v1/runs',
       summary: 'List runs you may read',
       authenticated: true,
       query: ListRunsQuery,
       success: { status: 200, description: 'Runs, newest first.' },
-      handle: async ({ c, principal }) => {
-        const query = readQuery(c, ListRunsQuery);
+      handle: async ({ c, principal, query }) => {
         allow(principal, 'run.read');
         const visible = visibleRunFilter(principal);
         // The scope narrows the query itself, so that `limit` counts only runs the principal may see.
         const runs = await wardrik.listRuns({ ...query, ...scopeFilter(visible) });
         return c.json({ runs: runs.filter((run) => isRunVisible(visible, run)) });
       },
-    },
+    }),
     {
       method: 'get',
       path: '/v1/runs/:id',
@@ -164,23 +166,24 @@ export function createApp(options: AppOptions): Hono<Env> {
         return c.json(run);
       },
     },
-    {
+    routeWithQuery({
       method: 'get',
       path: '/v1/runs/:id/events',
       summary: "Follow a run's events live (Server-Sent Events; resume with Last-Event-ID)",
       authenticated: true,
+      query: RunEventsQuery,
       success: { status: 200, description: 'text/event-stream of run events; the id is the seq.', stream: true },
       problems: {
         429: `You have maxStreamsPerPrincipal event streams open (default ${SERVER_LIMIT_DEFAULTS.maxStreamsPerPrincipal}); retry after Retry-After seconds (${RETRY_AFTER_SECONDS}).`,
       },
-      handle: async ({ c, principal, tokenId }) => {
+      handle: async ({ c, principal, tokenId, query }) => {
         const runId = c.req.param('id') ?? '';
         // Before any store read, so that refusing a stream over the limit costs next to nothing.
         const releaseSlot = slots.take(principal);
         let after: number;
         try {
           await readableRun(principal, runId);
-          after = Number(c.req.header('last-event-id') ?? c.req.query('after') ?? 0);
+          after = Number(c.req.header('last-event-id') ?? query.after ?? 0);
           if (!Number.isInteger(after) || after < 0) {
             throw new ApiProblem(400, 'invalid_request', 'Invalid request', 'Last-Event-ID: expected a seq number');
           }
@@ -212,7 +215,7 @@ export function createApp(options: AppOptions): Hono<Env> {
           }
         });
       },
-    },
+    }),
     {
       method: 'post',
       path: '/v1/runs/:id/cancel',
@@ -241,21 +244,20 @@ export function createApp(options: AppOptions): Hono<Env> {
         return c.json(await wardrik.releaseLabels(runId, body.labels, { by: principal.name, reason: body.reason }));
       },
     },
-    {
+    routeWithQuery({
       method: 'get',
       path: '/v1/parks',
       summary: 'List parks you may read',
       authenticated: true,
       query: ListParksQuery,
       success: { status: 200, description: 'Parks, oldest first.' },
-      handle: async ({ c, principal }) => {
-        const query = readQuery(c, ListParksQuery);
+      handle: async ({ c, principal, query }) => {
         allow(principal, 'park.read');
         // The scope narrows the query itself, so that `limit` counts only parks the principal may see.
         const parks = await wardrik.listParks({ ...query, ...scopeFilter(visibleRunFilter(principal)) });
         return c.json({ parks });
       },
-    },
+    }),
     {
       method: 'get',
       path: '/v1/parks/:id',
@@ -345,6 +347,9 @@ export function createApp(options: AppOptions): Hono<Env> {
 
   for (const route of routes) {
     app.on(route.method.toUpperCase(), route.path, async (c) => {
+      // Before authentication, for every route alike: which parameters a route takes is public
+      // (the OpenAPI document), and a token put in the URL is then named for what it is.
+      const query = readQuery(c, route);
       let principal = undefined as unknown as Principal;
       let tokenId = '';
       if (route.authenticated) {
@@ -356,7 +361,7 @@ export function createApp(options: AppOptions): Hono<Env> {
         principal = outcome.principal;
         tokenId = outcome.tokenId;
       }
-      return route.handle({ c, principal, tokenId });
+      return neverStored(await route.handle({ c, principal, tokenId, query }));
     });
   }
   // The console: a page at / that talks only to the routes above.

@@ -5,8 +5,7 @@ import type { Wardrik } from '../runtime/wardrik.js';
 import type { SessionRow } from '../store/session-store.js';
 import { ApiProblem } from './problem.js';
 import { readBytes } from './read-bytes.js';
-import type { Route } from './routes.js';
-import { readQuery } from './validate.js';
+import { type Route, routeWithQuery } from './routes.js';
 
 /** GET /v1/sessions/{id}/artifacts/{name} */
 export const LoadArtifactQuery = z
@@ -68,7 +67,7 @@ export function artifactRoutes(options: ArtifactRouteOptions): Route[] {
         return c.json({ artifacts: await wardrik.artifacts.list(id) });
       },
     },
-    {
+    routeWithQuery({
       method: 'get',
       path: '/v1/sessions/:id/artifacts/:name',
       summary: 'Download an artifact (the latest version, or ?version=N): its bytes, with its media type',
@@ -80,9 +79,8 @@ export function artifactRoutes(options: ArtifactRouteOptions): Route[] {
         binary: true,
       },
       problems: { 404: 'No such session, artifact or version.' },
-      handle: async ({ c, principal }) => {
+      handle: async ({ c, principal, query }) => {
         const id = c.req.param('id') ?? '';
-        const query = readQuery(c, LoadArtifactQuery);
         await sessionFor(principal, id, 'run.read');
         const artifact = await wardrik.artifacts.load(id, nameOf(c), query);
         const bare = artifact.name.startsWith('user:') ? artifact.name.slice('user:'.length) : artifact.name;
@@ -95,7 +93,7 @@ export function artifactRoutes(options: ArtifactRouteOptions): Route[] {
           [ARTIFACT_HEADERS.labels]: artifact.labels.join(','),
         });
       },
-    },
+    }),
     {
       method: 'get',
       path: '/v1/sessions/:id/artifacts/:name/versions',
@@ -112,7 +110,7 @@ export function artifactRoutes(options: ArtifactRouteOptions): Route[] {
         return c.json({ versions: await wardrik.artifacts.versions(id, nameOf(c)) });
       },
     },
-    {
+    routeWithQuery({
       method: 'post',
       path: '/v1/sessions/:id/artifacts/:name',
       summary: 'Upload a new version of an artifact: the body is its bytes, Content-Type its media type',
@@ -128,9 +126,8 @@ export function artifactRoutes(options: ArtifactRouteOptions): Route[] {
         413: 'Over artifacts.maxBytes (default 10 MiB).',
         415: 'No Content-Type.',
       },
-      handle: async ({ c, principal }) => {
+      handle: async ({ c, principal, query }) => {
         const id = c.req.param('id') ?? '';
-        const query = readQuery(c, SaveArtifactQuery);
         const session = await sessionFor(principal, id, 'run.read');
         allow(principal, 'run.start', { agent: session.agent });
         const mediaType = c.req.header('content-type');
@@ -164,7 +161,7 @@ export function artifactRoutes(options: ArtifactRouteOptions): Route[] {
         );
         return c.json(saved, 201);
       },
-    },
+    }),
     {
       method: 'delete',
       path: '/v1/sessions/:id/artifacts/:name',

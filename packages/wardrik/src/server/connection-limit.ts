@@ -2,6 +2,7 @@ import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { problemJson, RETRY_AFTER_SECONDS } from './problem.js';
+import { RESPONSE_HEADERS } from './response-headers.js';
 
 /**
  * A server-wide limit on open connections. Each connection accepted while `limit` others are open
@@ -75,7 +76,11 @@ export class ConnectionLimit {
   }
 
   #headers(): Record<string, string> {
-    return { 'content-type': 'application/problem+json', 'retry-after': String(RETRY_AFTER_SECONDS) };
+    return {
+      'content-type': 'application/problem+json',
+      'retry-after': String(RETRY_AFTER_SECONDS),
+      ...RESPONSE_HEADERS,
+    };
   }
 
   #body(): string {

@@ -68,9 +68,21 @@ function secure(c: Context): void {
 }
 
 /**
+ * How long a browser may keep what the console serves. Scripts and styles are named by a hash of
+ * their content, so a name never changes meaning: cached for good. The page and the icon keep
+ * their names across versions: kept, but checked with the server before each use (`no-cache`), so
+ * a new version shows on the next load. Anything else (a 404) is not kept (the server's default,
+ * `no-store`).
+ */
+export const CONSOLE_CACHING = {
+  hashed: 'public, max-age=31536000, immutable',
+  named: 'no-cache',
+} as const;
+
+/**
  * Serves the console at `/` (its page) and `/assets/…` (its scripts and styles, named by content
- * hash, cached for good), with {@link CONSOLE_CSP}. The page talks only to the `/v1` API. When the
- * console was not built, `/` says so (build it with `npm run build`).
+ * hash, cached for good), with {@link CONSOLE_CSP} and {@link CONSOLE_CACHING}. The page talks
+ * only to the `/v1` API. When the console was not built, `/` says so (build it with `npm run build`).
  */
 export function mountConsole(app: Hono, directory: string = CONSOLE_DIRECTORY): void {
   const built = existsSync(join(directory, 'index.html'));
@@ -78,23 +90,24 @@ export function mountConsole(app: Hono, directory: string = CONSOLE_DIRECTORY): 
   const index = assets.get('/index.html');
   app.get('/', (c) => {
     secure(c);
-    c.header('cache-control', 'no-cache');
     if (index === undefined) {
       return c.text(`The Wardrik console was not built (no ${join(directory, 'index.html')}): run npm run build.`, 404);
     }
+    c.header('cache-control', CONSOLE_CACHING.named);
     return c.body(index.body as Uint8Array<ArrayBuffer>, 200, { 'content-type': index.type });
   });
   app.get('/assets/*', (c) => {
     const asset = assets.get(c.req.path);
     secure(c);
     if (asset === undefined) return c.text(`no asset ${c.req.path}`, 404);
-    c.header('cache-control', 'public, max-age=31536000, immutable');
+    c.header('cache-control', CONSOLE_CACHING.hashed);
     return c.body(asset.body as Uint8Array<ArrayBuffer>, 200, { 'content-type': asset.type });
   });
   const favicon = assets.get('/favicon.svg');
   app.get('/favicon.svg', (c) => {
     secure(c);
     if (favicon === undefined) return c.body(null, 404);
+    c.header('cache-control', CONSOLE_CACHING.named);
     return c.body(favicon.body as Uint8Array<ArrayBuffer>, 200, { 'content-type': favicon.type });
   });
 }

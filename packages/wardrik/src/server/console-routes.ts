@@ -6,12 +6,11 @@ import type { Wardrik } from '../runtime/wardrik.js';
 import type { ParkRow, RunRow } from '../store/store.js';
 import { InboxFeed } from './inbox-feed.js';
 import { ApiProblem, RETRY_AFTER_SECONDS } from './problem.js';
-import type { Route } from './routes.js';
+import { type Route, routeWithQuery } from './routes.js';
 import { InboxQuery } from './schemas.js';
 import { SERVER_LIMIT_DEFAULTS } from './server-settings.js';
 import type { StreamSlots } from './stream-slots.js';
 import type { TokenConnections } from './token-connections.js';
-import { readQuery } from './validate.js';
 
 /** What the console's routes need of the app. */
 export interface ConsoleRouteOptions {
@@ -106,7 +105,7 @@ export function consoleRoutes(options: ConsoleRouteOptions): Route[] {
         return c.json({ principal: { id, name, kind, role, agents }, may });
       },
     },
-    {
+    routeWithQuery({
       method: 'get',
       path: '/v1/inbox',
       summary:
@@ -114,8 +113,7 @@ export function consoleRoutes(options: ConsoleRouteOptions): Route[] {
       authenticated: true,
       query: InboxQuery,
       success: { status: 200, description: '{ items, next? }: items newest first; next is absent on the last page.' },
-      handle: async ({ c, principal }) => {
-        const query = readQuery(c, InboxQuery);
+      handle: async ({ c, principal, query }) => {
         allow(principal, 'park.read');
         const limit = query.limit ?? DEFAULT_INBOX_LIMIT;
         const parks = await wardrik.listParks({
@@ -135,7 +133,7 @@ export function consoleRoutes(options: ConsoleRouteOptions): Route[] {
         const next = parks.length > limit && last !== undefined ? cursorOf(last) : undefined;
         return c.json({ items, ...(next === undefined ? {} : { next }) });
       },
-    },
+    }),
     {
       method: 'get',
       path: '/v1/inbox/events',

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import type { Action, Principal, Resource } from '../auth/types.js';
 import type { Wardrik } from '../runtime/wardrik.js';
-import type { Route } from './routes.js';
-import { readQuery } from './validate.js';
+import { type Route, routeWithQuery } from './routes.js';
 
 /** GET /v1/memory */
 export const SearchMemoryQuery = z
@@ -49,7 +48,7 @@ export function memoryRoutes(options: MemoryRouteOptions): Route[] {
         return c.json(await wardrik.memory.addSession(id));
       },
     },
-    {
+    routeWithQuery({
       method: 'get',
       path: '/v1/memory',
       summary:
@@ -57,8 +56,7 @@ export function memoryRoutes(options: MemoryRouteOptions): Route[] {
       authenticated: true,
       query: SearchMemoryQuery,
       success: { status: 200, description: '{ memories: [{ id, text, role, labels, sessionId, runId, at, score }] }' },
-      handle: async ({ c, principal }) => {
-        const query = readQuery(c, SearchMemoryQuery);
+      handle: async ({ c, principal, query }) => {
         const whose = query.principal ?? principal.id;
         allow(principal, 'run.read', { agent: query.agent, runPrincipal: whose });
         const memories = await wardrik.memory.search({
@@ -69,6 +67,6 @@ export function memoryRoutes(options: MemoryRouteOptions): Route[] {
         });
         return c.json({ memories });
       },
-    },
+    }),
   ];
 }

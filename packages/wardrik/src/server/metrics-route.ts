@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { send } from './problem.js';
+import { RESPONSE_HEADERS } from './response-headers.js';
 import type { Route } from './routes.js';
 
 /** What serves metrics: their text and its content type (`enableMetrics` gives one). */
@@ -66,13 +67,15 @@ export function startMetricsServer(options: {
   const server: Server = createServer((request, response) => {
     const path = (request.url ?? '').split('?')[0];
     if (request.method !== 'GET' || path !== '/metrics') {
-      response.writeHead(404, { 'content-type': 'text/plain' }).end('only GET /metrics here\n');
+      response.writeHead(404, { 'content-type': 'text/plain', ...RESPONSE_HEADERS }).end('only GET /metrics here\n');
       return;
     }
     options.source.render().then(
-      (text) => response.writeHead(200, { 'content-type': options.source.contentType }).end(text),
+      (text) => response.writeHead(200, { 'content-type': options.source.contentType, ...RESPONSE_HEADERS }).end(text),
       (thrown: unknown) =>
-        response.writeHead(500, { 'content-type': 'text/plain' }).end(`metrics failed: ${(thrown as Error).message}\n`),
+        response
+          .writeHead(500, { 'content-type': 'text/plain', ...RESPONSE_HEADERS })
+          .end(`metrics failed: ${(thrown as Error).message}\n`),
     );
   });
   return new Promise((resolve, reject) => {

@@ -1,6 +1,6 @@
 import { MAX_JSON_DEPTH } from '@wardrik/core';
 import { z } from 'zod';
-import type { Route } from './routes.js';
+import { documentedPath, type Route } from './routes.js';
 
 const problem = {
   description: 'A problem (RFC 9457) naming what is wrong.',
@@ -37,6 +37,10 @@ const SERVER_FULL =
   'The server has maxConnections connections open (config server.maxConnections); retry after Retry-After seconds. ' +
   'Or (code store): its store failed, so it takes no more work until it is restarted.';
 
+/** What any route may answer about its query string (a route with none takes no parameters). */
+const QUERY_PROBLEM =
+  'A query parameter the route does not take (named in errors, with those it takes), one given twice, or a wrong value.';
+
 /** What a route that reads a JSON body may answer. */
 const BODY_PROBLEMS: Readonly<Record<number, string>> = {
   400: `The body is not valid JSON, nests deeper than ${MAX_JSON_DEPTH} levels, or a field is wrong (each named in errors).`,
@@ -51,7 +55,7 @@ const BODY_PROBLEMS: Readonly<Record<number, string>> = {
 export function openApiDocument(routes: readonly Route[]): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
-    const path = route.path.replace(/:(\w+)/g, '{$1}');
+    const path = documentedPath(route.path);
     const parameters: unknown[] = [...path.matchAll(/\{(\w+)\}/g)].map((match) => ({
       name: match[1],
       in: 'path',
@@ -81,7 +85,9 @@ export function openApiDocument(routes: readonly Route[]): Record<string, unknow
     }
     const ownFull = route.problems?.[503];
     const full = ownFull === undefined ? SERVER_FULL : `${ownFull} Or: ${SERVER_FULL}`;
-    const problems = { ...(route.body ? BODY_PROBLEMS : {}), ...route.problems, 503: full };
+    const ownBad = route.problems?.[400] ?? (route.body ? BODY_PROBLEMS[400] : undefined);
+    const bad = ownBad === undefined ? QUERY_PROBLEM : `${ownBad} Or: ${QUERY_PROBLEM}`;
+    const problems = { ...(route.body ? BODY_PROBLEMS : {}), ...route.problems, 400: bad, 503: full };
     for (const [status, description] of Object.entries(problems)) {
       responses[status] = problemAnswer(Number(status), description);
     }

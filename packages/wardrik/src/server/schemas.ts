@@ -133,3 +133,15 @@ export const ListParksQuery = z
     limit: z.coerce.number().int().min(1).max(1000).optional(),
   })
   .strict();
+
+/** GET /v1/runs/{id}/events */
+export const RunEventsQuery = z
+  .object({
+    after: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe('Resume after this seq, as Last-Event-ID does (the header wins when both are sent).'),
+  })
+  .strict();

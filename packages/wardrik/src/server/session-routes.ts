@@ -3,9 +3,9 @@ import { isRunVisible, type VisibleRuns, visibleRunFilter } from '../auth/permis
 import type { Action, Principal, Resource } from '../auth/types.js';
 import type { Wardrik } from '../runtime/wardrik.js';
 import type { SessionRow } from '../store/session-store.js';
-import type { Route } from './routes.js';
+import { type Route, routeWithQuery } from './routes.js';
 import { CreateSessionBody, EditStateBody, ListSessionsQuery, SessionDetailsQuery } from './schemas.js';
-import { readBody, readQuery } from './validate.js';
+import { readBody } from './validate.js';
 
 /** What the session routes need of the app. */
 export interface SessionRouteOptions {
@@ -49,22 +49,21 @@ export function sessionRoutes(options: SessionRouteOptions): Route[] {
         return c.json(session, 201);
       },
     },
-    {
+    routeWithQuery({
       method: 'get',
       path: '/v1/sessions',
       summary: 'List sessions you may read',
       authenticated: true,
       query: ListSessionsQuery,
       success: { status: 200, description: 'Sessions, most recently used first.' },
-      handle: async ({ c, principal }) => {
-        const query = readQuery(c, ListSessionsQuery);
+      handle: async ({ c, principal, query }) => {
         allow(principal, 'run.read');
         const visible = visibleRunFilter(principal);
         const sessions = await wardrik.listSessions({ ...query, ...scopeFilter(visible) });
         return c.json({ sessions: sessions.filter((session) => isRunVisible(visible, session)) });
       },
-    },
-    {
+    }),
+    routeWithQuery({
       method: 'get',
       path: '/v1/sessions/:id',
       summary:
@@ -72,13 +71,12 @@ export function sessionRoutes(options: SessionRouteOptions): Route[] {
       authenticated: true,
       query: SessionDetailsQuery,
       success: { status: 200, description: 'The session.' },
-      handle: async ({ c, principal }) => {
+      handle: async ({ c, principal, query }) => {
         const id = c.req.param('id') ?? '';
-        const query = readQuery(c, SessionDetailsQuery);
         await sessionFor(principal, id, 'run.read');
         return c.json(await wardrik.sessionDetails(id, query));
       },
-    },
+    }),
     {
       method: 'delete',
       path: '/v1/sessions/:id',

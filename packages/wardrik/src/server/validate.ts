@@ -1,8 +1,10 @@
 import { exceedsDepth, MAX_JSON_DEPTH } from '@wardrik/core';
 import type { Context } from 'hono';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { ApiProblem, type FieldProblem } from './problem.js';
+import { parameterProblems } from './query-parameters.js';
 import { readText } from './read-text.js';
+import { documentedPath, type Route } from './routes.js';
 
 /** The body limit when the app sets none: 1 MiB. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -82,19 +84,44 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Checks the query string, or throws a 400 problem. */
-export function readQuery<S extends z.ZodType>(c: Context, schema: S): z.infer<S> {
-  return check(schema, c.req.query(), 'query');
+/** The query of a route that takes none. */
+const NO_QUERY = z.object({}).strict();
+
+/**
+ * Checks a request's query string against what its route takes, or throws a 400 problem naming
+ * every parameter that is wrong: one the route does not take (listing those it does), one given
+ * twice, or a value its schema refuses. A route without a `query` takes no parameters. The server
+ * calls this for every route before its handler, which gets the parsed query.
+ *
+ * @example
+ * ```ts
+ * readQuery(c, { method: 'get', path: '/v1/runs', query: ListRunsQuery }) // { status: 'parked' }, or throws
+ * ```
+ */
+export function readQuery(c: Context, route: Pick<Route, 'method' | 'path' | 'query'>): Record<string, unknown> {
+  const schema = route.query ?? NO_QUERY;
+  const given = c.req.queries();
+  const named = `${route.method.toUpperCase()} ${documentedPath(route.path)}`;
+  const problems = parameterProblems(given, Object.keys(schema.shape), named);
+  if (problems.length > 0) throw invalidRequest(problems);
+  const values = Object.fromEntries(Object.entries(given).map(([name, [value]]) => [name, value]));
+  return check(schema, values, 'query');
 }
 
 function check<S extends z.ZodType>(schema: S, value: unknown, where: string): z.infer<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const errors: FieldProblem[] = result.error.issues.map((issue) => ({
-    path: [where, ...issue.path.map(String)].join('.'),
-    message: issue.message,
-  }));
-  throw new ApiProblem(
+  throw invalidRequest(
+    result.error.issues.map((issue) => ({
+      path: [where, ...issue.path.map(String)].join('.'),
+      message: issue.message,
+    })),
+  );
+}
+
+/** The 400 problem naming each field that is wrong. */
+function invalidRequest(errors: readonly FieldProblem[]): ApiProblem {
+  return new ApiProblem(
     400,
     'invalid_request',
     'Invalid request',

@@ -5,7 +5,9 @@ import type { AuthService } from '../auth/auth-service.js';
 import { can } from '../auth/permissions.js';
 import type { WorkerHub } from '../workers/worker-hub.js';
 import type { ConnectionLimit } from './connection-limit.js';
-import { problemJson } from './problem.js';
+import { type FieldProblem, problemJson } from './problem.js';
+import { parameterProblems, parametersOf } from './query-parameters.js';
+import { RESPONSE_HEADERS } from './response-headers.js';
 import { TokenConnections } from './token-connections.js';
 
 /** Where workers connect. */
@@ -47,8 +49,15 @@ export function attachWorkerEndpoint(server: Server, options: WorkerEndpointOpti
     // that resets the connection while its token is checked must not crash the process.
     socket.on('error', ignore);
     if (options.connections?.refuses(socket)) return options.connections.answerUpgrade(socket);
-    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
-    if (path !== WORKER_PATH) return refuse(socket, 404, 'not_found', `no WebSocket endpoint at ${path}`);
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    if (url.pathname !== WORKER_PATH) {
+      return refuse(socket, 404, 'not_found', `no WebSocket endpoint at ${url.pathname}`);
+    }
+    const problems = parameterProblems(parametersOf(url.searchParams), [], `the worker endpoint (${WORKER_PATH})`);
+    if (problems.length > 0) {
+      const detail = problems.map((problem) => `${problem.path}: ${problem.message}`).join('; ');
+      return refuse(socket, 400, 'invalid_request', detail, problems);
+    }
     const bearer = request.headers.authorization ?? '';
     const outcome = await options.auth.authenticate(bearer);
     if (!outcome.ok) return refuse(socket, 401, 'unauthorized', outcome.reason);
@@ -85,10 +94,20 @@ function disconnect(webSocket: WebSocket): void {
   webSocket.terminate();
 }
 
-function refuse(socket: Duplex, status: number, code: string, detail: string): void {
-  const title = status === 401 ? 'Unauthorized' : status === 403 ? 'Forbidden' : 'Not Found';
-  const body = problemJson(status, code, title, detail);
+const TITLES: Readonly<Record<number, string>> = {
+  400: 'Invalid request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+};
+
+function refuse(socket: Duplex, status: number, code: string, detail: string, errors?: readonly FieldProblem[]): void {
+  const title = TITLES[status] ?? 'Refused';
+  const body = problemJson(status, code, title, detail, errors);
+  const headers = Object.entries(RESPONSE_HEADERS)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.end(
-    `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n${status === 401 ? 'WWW-Authenticate: Bearer\r\n' : ''}\r\n${body}`,
+    `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${headers}Connection: close\r\n${status === 401 ? 'WWW-Authenticate: Bearer\r\n' : ''}\r\n${body}`,
   );
 }
