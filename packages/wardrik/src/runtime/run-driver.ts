@@ -5,7 +5,6 @@ import {
   type CompleteExternal,
   describeReason,
   error,
-  getPrivate,
   type Label,
   type Measures,
   mergeLabels,
@@ -44,7 +43,7 @@ import {
   type RunWrite,
   type Store,
 } from '../store/store.js';
-import { WORKER_TOOL, type WorkerHub, type WorkerToolInfo } from '../workers/worker-hub.js';
+import type { WorkerHub } from '../workers/worker-hub.js';
 import { type Attempt, attemptCall, type CallServices, type CallServicesRequest, onlyTool } from './attempt-call.js';
 import { backoffDelay, type RetryPolicy, sleep } from './backoff.js';
 import {
@@ -66,6 +65,7 @@ import { renderInstructions } from './instructions.js';
 import { parkHash } from './park-hash.js';
 import { callFacts, type Decision, decide, type Policy } from './policy.js';
 import { RunAbort } from './run-abort.js';
+import { isStandIn } from './stand-in.js';
 import { StateValues, storedWrites } from './state-values.js';
 import { journaledArguments, storableAnswer } from './storable.js';
 import { type OfferedTools, type ResolveInput, ToolResolver } from './tool-resolver.js';
@@ -1347,11 +1347,6 @@ function round(value: number): number {
 
 function describeAnswer(answer: Answer): string {
   return answer.type === 'ok' ? 'ok' : answer.reason;
-}
-
-/** Whether a worker tool is a stand-in for one no worker offered when the model asked for it. */
-function isStandIn(tool: Tool<Arguments>): boolean {
-  return getPrivate<WorkerToolInfo | undefined>(tool, WORKER_TOOL, undefined)?.standIn === true;
 }
 
 /** An answer to a call whose arguments a person edited: the model is told what ran. */

@@ -50,6 +50,7 @@ import { type HubOptions, WorkerHub } from '../workers/worker-hub.js';
 import { defaultModelRetry, defaultToolRetry, type RetryPolicy } from './backoff.js';
 import { EventHub, type RunEvent, type RunEventListener, recordEvent } from './events.js';
 import { type ExternalOutcome, ExternalWorkDesk } from './external-work.js';
+import { checkEditedArguments, type EditCheckDeps } from './edited-arguments.js';
 import { type FollowOptions, followRun } from './follow-run.js';
 import { Hooks } from './hooks.js';
 import { timeOrderedId } from './ids.js';
@@ -222,6 +223,8 @@ export class Wardrik {
   readonly #stopListening: () => void;
   readonly #stopSignals: () => void;
   readonly #ownership: Ownership;
+  /** What checking a person's edited arguments needs (see `checkEditedArguments`). */
+  readonly #editCheck: EditCheckDeps;
   readonly #maxRuns: number;
   readonly #claimIntervalMs: number;
   #claimTimer: NodeJS.Timeout | undefined;
@@ -289,6 +292,12 @@ export class Wardrik {
         if (StoreError.isInstance(error)) this.#fail(error);
       },
     });
+    this.#editCheck = {
+      agents: this.#agents,
+      workers: this.workers,
+      store: options.store,
+      toolsetTimeoutMs: this.#deps.toolsetTimeoutMs,
+    };
     this.#sessions = new Sessions({
       store: options.store,
       now: this.#deps.now,
@@ -656,6 +665,11 @@ export class Wardrik {
       : checkDecision(park.kind, decision);
     if (typeof options?.callHash !== 'string') {
       throw new StaleParkAnswerError('callHash: required; pass the park.callHash of the park you were shown');
+    }
+    // An edit the tool would refuse is refused now, naming the fields, and the park stays open.
+    if (checked.type === 'edit' && park.call) {
+      const run = this.#drivers.get(park.runId)?.state ?? (await this.#runState(park.runId));
+      await checkEditedArguments(this.#editCheck, run, park.call.name, checked.arguments);
     }
     const by = options.by ?? 'local';
     await this.#locks.hold(park.runId, async () => {
