@@ -48,9 +48,9 @@ import {
 } from '../store/store.js';
 import { type HubOptions, WorkerHub } from '../workers/worker-hub.js';
 import { defaultModelRetry, defaultToolRetry, type RetryPolicy } from './backoff.js';
+import { checkEditedArguments, type EditCheckDeps } from './edited-arguments.js';
 import { EventHub, type RunEvent, type RunEventListener, recordEvent } from './events.js';
 import { type ExternalOutcome, ExternalWorkDesk } from './external-work.js';
-import { checkEditedArguments, type EditCheckDeps } from './edited-arguments.js';
 import { type FollowOptions, followRun } from './follow-run.js';
 import { Hooks } from './hooks.js';
 import { timeOrderedId } from './ids.js';
