@@ -37,6 +37,15 @@ export {
 } from './context.js';
 export { describeType } from './describe-type.js';
 export { ToolDefinitionError, WardrikError } from './errors.js';
+export {
+  escapeInvisible,
+  hasInvisible,
+  type InvisibleCharacter,
+  revealInvisible,
+  showCodePoint,
+  splitInvisible,
+  type TextPart,
+} from './invisible.js';
 export { type Label, mergeLabels, OUTSIDE } from './labels.js';
 export {
   answerToMcpResult,
