@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vite';
+import { defaultClientConditions, defineConfig } from 'vite';
 
 // Built into the wardrik package (packages/wardrik/console), which `wardrik serve` serves at /.
 export default defineConfig({
@@ -7,6 +7,8 @@ export default defineConfig({
   base: '/',
   logLevel: 'warn',
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
+  // Workspace packages from their TypeScript sources (as the tests run them): nothing to build first.
+  resolve: { conditions: ['@wardrik/source', ...defaultClientConditions] },
   build: {
     outDir: fileURLToPath(new URL('../wardrik/console', import.meta.url)),
     emptyOutDir: true,

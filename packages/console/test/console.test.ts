@@ -3,8 +3,11 @@
  * Chromium driven through playwright-core, one browser for the file. People sign in, see parks
  * arrive live, answer them in place (with the keyboard), follow a run's timeline, and meet the
  * refusals: arguments that fail the tool's schema are never sent, a park answered first is a 409
- * shown as such, a user sees only its own runs. Payloads in tool output stay text. The screenshots
- * of the README are made here (docs/console-*.png).
+ * shown as such (also when two people race, both inboxes live: the loser is told theirs was not
+ * taken), a user sees only its own runs. After an answer the focus moves on, whichever of the
+ * live event and the response comes first. Payloads in tool output stay text; invisible
+ * characters (bidi controls and the like) are written out as ⟨U+XXXX⟩ and flagged. The
+ * screenshots of the README are made here (docs/console-*.png).
  */
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -107,6 +110,21 @@ const payer = defineAgent({
   }),
 });
 
+/** Refunds the order its input names: whatever the input holds ends up in the held call's arguments. */
+const refunder = defineAgent({
+  name: 'refunder',
+  instructions: '',
+  tools: [refund],
+  model: new ScriptedModel((request) => {
+    const input = String(
+      (request.messages.find((message: Message) => message.role === 'user') as { content: unknown }).content,
+    );
+    return request.messages.some((message: Message) => message.role === 'tool')
+      ? { text: 'refunded' }
+      : { text: `Refunding ${input}.`, toolCalls: [{ name: 'refund', arguments: { order_id: input, amount: 5 } }] };
+  }),
+});
+
 /** An agent called as a tool: each call is a child run. */
 const researcher = defineAgent({
   name: 'researcher',
@@ -146,11 +164,11 @@ async function startRun(principal: 'alice' | 'bob'): Promise<{ runId: string; pa
 }
 
 /** Starts a run of `agent` as admin and returns it once parked. */
-async function startParked(agent: string): Promise<{ runId: string; parkId: string }> {
+async function startParked(agent: string, input = 'go'): Promise<{ runId: string; parkId: string }> {
   const response = await fetch(`${server.url}/v1/runs`, {
     method: 'POST',
     headers: { authorization: `Bearer ${tokens['admin']}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ agent, input: 'go', wait: true }),
+    body: JSON.stringify({ agent, input, wait: true }),
   });
   const body = (await response.json()) as { runId: string; status: string; parks: { id: string }[] };
   expect(body.status).toBe('parked');
@@ -167,11 +185,53 @@ async function signIn(page: Page, who: string): Promise<void> {
 /** The card of a park in the inbox. */
 const card = (page: Page, parkId: string) => page.locator(`article[data-park="${parkId}"]`);
 
+/** What has the focus: the park card's id, the element's id, or its tag. */
+const focused = (page: Page) =>
+  page.evaluate(() => {
+    const active = document.activeElement;
+    return active?.getAttribute('data-park') ?? (active?.id || active?.tagName.toLowerCase() || 'none');
+  });
+
+/**
+ * Holds each answer's response until the page has shown the live park-answered event (the card's
+ * form is gone): the event first, as it comes on a real network (27–100 ms before the response).
+ */
+async function eventBeforeResponse(page: Page, parkId: string, sendWhen?: Promise<void>): Promise<void> {
+  await page.route('**/v1/parks/*/answer', async (route) => {
+    await sendWhen;
+    const response = await route.fetch();
+    await card(page, parkId).locator('form').waitFor({ state: 'detached' });
+    await route.fulfill({ response });
+  });
+}
+
+/**
+ * Lets the test hold what the page reads from its event streams (set window.__holdStreams): a
+ * chunk read meanwhile is handed over only once released, so an answer's response comes first.
+ */
+async function holdableStreams(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const read = ReadableStreamDefaultReader.prototype.read;
+    ReadableStreamDefaultReader.prototype.read = async function (this: ReadableStreamDefaultReader) {
+      const chunk = await read.call(this);
+      while ((window as unknown as { __holdStreams?: boolean }).__holdStreams) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return chunk;
+    } as typeof read;
+  });
+}
+
+/** Cancels every run that waits for a person, so that the inbox holds only what a test opens. */
+async function cancelOpenParks(): Promise<void> {
+  for (const park of await wardrik.listParks({ status: 'open' })) await wardrik.cancel(park.runId, 'test clean-up');
+}
+
 beforeAll(async () => {
   const directory = mkdtempSync(join(tmpdir(), 'wardrik-console-'));
   wardrik = await createWardrik({
     store: sqliteStore(join(directory, 'wardrik.db')),
-    agents: [support, spender, payer, writer],
+    agents: [support, spender, payer, writer, refunder],
   });
   const auth = new AuthService(wardrik.store);
   server = await startServer({ wardrik, auth, port: 0 });
@@ -256,8 +316,8 @@ describe('the console', { timeout: 180_000 }, () => {
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Send: Approve');
     await page.keyboard.press('Enter');
     await parked.getByText('Answered by olivia: approve').waitFor();
-    // The focus stays in the card, on what happened.
-    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toContain('Answered by olivia');
+    // The focus moves on (to the next park, or the inbox heading when none waits), never to <body>.
+    await expect.poll(() => focused(page)).not.toBe('body');
 
     const result = await wardrik.wait(runId);
     expect(result.status).toBe('completed');
@@ -324,11 +384,129 @@ describe('the console', { timeout: 180_000 }, () => {
     await card(second, parkId).getByRole('button', { name: 'Send: Approve' }).click();
     const conflict = card(second, parkId).locator('.conflict');
     await conflict.waitFor();
-    expect(await conflict.textContent()).toContain('Conflict (409)');
-    expect(await conflict.textContent()).toContain('Someone answered first: olivia chose deny');
+    expect(await conflict.textContent()).toContain('Your answer was not taken (conflict, 409)');
+    expect(await conflict.textContent()).toContain('olivia answered first and chose deny: “not this one”');
+    await expect.poll(() => focused(second)).not.toBe('body');
     expect((await wardrik.getPark(parkId)).decision?.type).toBe('deny');
     await first.close();
     await second.close();
+  });
+
+  it('two people send answers to the same park at once, both inboxes live: the loser sees plainly that theirs was not taken, and what was', async () => {
+    const first = await newPage();
+    const second = await newPage();
+    await signIn(first, 'olivia');
+    await signIn(second, 'admin');
+    await first.locator('[data-live="live"]').waitFor();
+    await second.locator('[data-live="live"]').waitFor();
+    const { runId, parkId } = await startRun('alice');
+    await card(first, parkId).waitFor({ timeout: 60_000 });
+    await card(second, parkId).waitFor({ timeout: 60_000 });
+    // Neither answer reaches the server before both people have pressed Send: then both go at once.
+    let pressed = 0;
+    let bothPressed: () => void = () => {};
+    const both = new Promise<void>((resolve) => {
+      bothPressed = resolve;
+    });
+    for (const page of [first, second]) {
+      page.on('request', (request) => {
+        if (request.method() === 'POST' && request.url().endsWith('/answer') && ++pressed === 2) bothPressed();
+      });
+      await eventBeforeResponse(page, parkId, both);
+    }
+
+    await card(first, parkId).getByRole('button', { name: 'Deny' }).click();
+    await card(first, parkId)
+      .getByLabel(/Reason/)
+      .fill('not this one');
+    await card(second, parkId).getByRole('button', { name: 'Approve' }).click();
+    await card(first, parkId).getByRole('button', { name: 'Send: Deny' }).click();
+    await card(second, parkId).getByRole('button', { name: 'Send: Approve' }).click();
+    await expect.poll(async () => (await wardrik.getPark(parkId)).status).toBe('answered');
+    const taken = await wardrik.getPark(parkId);
+    const [winner, loser, lost] = taken.answeredBy === 'olivia' ? [first, second, 'approve'] : [second, first, 'deny'];
+    const refused = card(loser, parkId).locator('.conflict');
+    await refused.waitFor();
+    const said = (await refused.textContent()) ?? '';
+    expect(said).toContain('Your answer was not taken');
+    expect(said).toContain(`You chose ${lost}`);
+    expect(said).toContain(`${taken.answeredBy} answered first and chose ${taken.decision?.type}`);
+    // No green tick with the winner's answer on the loser's card.
+    expect(await card(loser, parkId).locator('.answered').count()).toBe(0);
+    await card(winner, parkId).getByText(`Answered by ${taken.answeredBy}: ${taken.decision?.type}`).waitFor();
+    expect(await card(winner, parkId).locator('.conflict').count()).toBe(0);
+    await wardrik.wait(runId);
+    await first.close();
+    await second.close();
+  });
+
+  it('after an answer the focus moves to the next park, or the inbox heading, whichever comes first of the live event and the response', async () => {
+    await cancelOpenParks();
+    const page = await newPage();
+    await holdableStreams(page);
+    await signIn(page, 'olivia');
+    await page.locator('[data-live="live"]').waitFor();
+    const older = await startRun('alice');
+    const newer = await startRun('alice');
+    await card(page, older.parkId).waitFor({ timeout: 60_000 });
+    await card(page, newer.parkId).waitFor({ timeout: 60_000 });
+
+    // The live event first: the card is drawn anew before the response comes.
+    await eventBeforeResponse(page, newer.parkId);
+    await card(page, newer.parkId).getByRole('button', { name: 'Approve' }).click();
+    await card(page, newer.parkId).getByRole('button', { name: 'Send: Approve' }).focus();
+    await page.keyboard.press('Enter');
+    await card(page, newer.parkId).getByText('Answered by olivia: approve').waitFor();
+    await expect.poll(() => focused(page)).toBe(older.parkId);
+    await page.unroute('**/v1/parks/*/answer');
+
+    // The response first: the event is held back until the card shows the answer.
+    await page.evaluate(() => {
+      (window as unknown as { __holdStreams?: boolean }).__holdStreams = true;
+    });
+    await card(page, older.parkId).getByRole('button', { name: 'Deny' }).click();
+    await card(page, older.parkId).getByRole('button', { name: 'Send: Deny' }).focus();
+    await page.keyboard.press('Enter');
+    await card(page, older.parkId).getByText('Answered by olivia: deny').waitFor();
+    await expect.poll(() => focused(page)).toBe('inbox-heading');
+    await page.evaluate(() => {
+      (window as unknown as { __holdStreams?: boolean }).__holdStreams = false;
+    });
+    await expect.poll(() => page.locator('p[aria-live]', { hasText: `Park ${older.parkId} answered` }).count()).toBe(1);
+    expect(await focused(page)).toBe('inbox-heading');
+    await wardrik.wait(older.runId);
+    await wardrik.wait(newer.runId);
+    await page.close();
+  });
+
+  it('bidi controls and other invisible characters in a held call are shown as ⟨U+XXXX⟩ and the card is flagged', async () => {
+    const page = await newPage();
+    await signIn(page, 'olivia');
+    await page.locator('[data-live="live"]').waitFor();
+    const { runId, parkId } = await startParked('refunder', 'R1\u202Eabc123\u200B');
+    const parked = card(page, parkId);
+    await parked.waitFor({ timeout: 60_000 });
+    const arguments_ = parked.locator('pre.json');
+    await expect.poll(() => arguments_.textContent()).toContain('"order_id": "R1⟨U+202E⟩abc123⟨U+200B⟩"');
+    expect(await parked.locator('.invisible-flag').textContent()).toContain('holds invisible characters');
+    expect(await page.evaluate(() => document.body.textContent)).not.toMatch(/[\u202E\u200B]/);
+    // Edited, the arguments keep the characters as JSON escapes: the same value, nothing hidden.
+    await parked.getByRole('button', { name: 'Edit arguments' }).click();
+    const editor = parked.getByLabel(/Arguments \(JSON/);
+    expect(await editor.inputValue()).toContain('"R1\\u202eabc123\\u200b"');
+    await parked.getByRole('button', { name: 'Deny' }).click();
+    await parked.getByRole('button', { name: 'Send: Deny' }).click();
+    await parked.getByText('Answered by olivia: deny').waitFor();
+
+    await page.goto(`${server.url}/#/runs/${runId}`);
+    const timeline = page.getByRole('list', { name: 'timeline' });
+    await timeline.getByText('ended:', { exact: false }).waitFor();
+    const shown = (await timeline.textContent()) ?? '';
+    expect(shown).toContain('Refunding R1⟨U+202E⟩abc123⟨U+200B⟩.');
+    expect(shown).toContain('"order_id": "R1⟨U+202E⟩abc123⟨U+200B⟩"');
+    expect(await timeline.locator('.invisible-flag').count()).toBeGreaterThan(0);
+    expect(await page.evaluate(() => document.body.textContent)).not.toMatch(/[\u202E\u200B]/);
+    await page.close();
   });
 
   it('model text, tool output and arguments are shown as text: the <img onerror> and javascript: payloads stay text', async () => {

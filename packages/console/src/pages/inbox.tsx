@@ -1,3 +1,4 @@
+import { revealInvisible } from '@wardrik/core/invisible';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { Api } from '../api';
 import { ErrorNote } from '../parts/notice';
@@ -13,7 +14,9 @@ interface Page {
 /**
  * Open parks, newest first, live: the inbox listens to /v1/inbox/events, and reads the first page
  * of /v1/inbox once listening (so nothing opened meanwhile is missed); older ones load a page at a
- * time. A park answered elsewhere says by whom; one answered here, too.
+ * time. A park answered elsewhere says by whom; one answered here, too (and who lost a race to
+ * answer it is told so: see park-card.tsx). The heading is where the focus goes once no park is
+ * left to answer.
  */
 export function Inbox({ api, me }: { api: Api; me: Me }) {
   const [items, setItems] = useState<readonly InboxItem[]>([]);
@@ -74,7 +77,7 @@ export function Inbox({ api, me }: { api: Api; me: Me }) {
           update((shown) =>
             shown.some((each) => each.park.id === item.park.id) ? shown : mergeNewestFirst([item, ...shown]),
           );
-          setNews(`New park: ${item.park.kind} ${item.park.call?.name ?? ''} in run ${item.run.id}`);
+          setNews(revealInvisible(`New park: ${item.park.kind} ${item.park.call?.name ?? ''} in run ${item.run.id}`));
         } else if (event.event === 'park-answered') {
           const answer = JSON.parse(event.data) as {
             parkId: string;
@@ -98,7 +101,7 @@ export function Inbox({ api, me }: { api: Api; me: Me }) {
                 : each,
             ),
           );
-          setNews(`Park ${answer.parkId} answered by ${answer.by}`);
+          setNews(revealInvisible(`Park ${answer.parkId} answered by ${answer.by}`));
         } else if (event.event === 'run-ended') {
           const ended = JSON.parse(event.data) as { runId: string; status: string };
           update((shown) =>
@@ -134,7 +137,9 @@ export function Inbox({ api, me }: { api: Api; me: Me }) {
   return (
     <section aria-labelledby="inbox-heading">
       <div class="page-head">
-        <h2 id="inbox-heading">Inbox</h2>
+        <h2 id="inbox-heading" tabIndex={-1} data-focus-home>
+          Inbox
+        </h2>
         <p class="live" aria-live="polite" data-live={live}>
           <span aria-hidden="true">{live === 'live' ? '● ' : '○ '}</span>
           {live === 'live'

@@ -1,10 +1,11 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Api } from '../api';
 import { cost, pretty, when } from '../parts/format';
 import { JsonView } from '../parts/json-view';
 import { Labels } from '../parts/labels';
 import { ErrorNote } from '../parts/notice';
 import { ParkCard } from '../parts/park-card';
+import { InvisibleFlag, Shown } from '../parts/shown';
 import { Status } from '../parts/status';
 import { href } from '../router';
 import { followStream } from '../sse';
@@ -18,6 +19,8 @@ export function Run({ api, me, id }: { api: Api; me: Me; id: string }) {
   const [progress, setProgress] = useState<Record<string, string>>({});
   const [parks, setParks] = useState<Record<string, ParkRow>>({});
   const [error, setError] = useState<unknown>(undefined);
+  // Parks shown open here keep their card once answered: it says what came of an answer sent from it.
+  const shownOpen = useRef(new Set<string>());
 
   useEffect(() => {
     let stop: (() => void) | undefined;
@@ -95,11 +98,14 @@ export function Run({ api, me, id }: { api: Api; me: Me; id: string }) {
     );
   }
   const ended = records.some((each) => each.record.type === 'run-ended');
+  // A park's card, to answer it here, under its entry.
+  const withCard = (record: JournalRecord) =>
+    record.type === 'run-parked' && me.may['park.answer'] && keepsCard(parks[record.park.id], shownOpen.current);
   const answerOf = (parkId: string) =>
     records.find((each) => each.record.type === 'park-answered' && each.record.parkId === parkId);
   return (
     <section aria-labelledby="run-heading">
-      <h2 id="run-heading">
+      <h2 id="run-heading" tabIndex={-1} data-focus-home>
         Run <code>{run.id}</code>
       </h2>
       <dl class="facts run-facts">
@@ -116,7 +122,9 @@ export function Run({ api, me, id }: { api: Api; me: Me; id: string }) {
         <dt>Agent</dt>
         <dd>{run.agent}</dd>
         <dt>For</dt>
-        <dd>{run.principal}</dd>
+        <dd>
+          <Shown text={run.principal} />
+        </dd>
         <dt>Cost</dt>
         <dd>{cost(run.measures)}</dd>
         <dt>Labels</dt>
@@ -127,14 +135,18 @@ export function Run({ api, me, id }: { api: Api; me: Me; id: string }) {
           <>
             <dt>Output</dt>
             <dd>
-              <pre class="text">{run.output}</pre>
+              <pre class="text">
+                <Shown text={run.output} />
+              </pre>
             </dd>
           </>
         )}
         {run.error !== undefined && (
           <>
             <dt>Error</dt>
-            <dd class="error">{run.error}</dd>
+            <dd class="error">
+              <Shown text={run.error} />
+            </dd>
           </>
         )}
       </dl>
@@ -149,28 +161,30 @@ export function Run({ api, me, id }: { api: Api; me: Me; id: string }) {
       <ol class="timeline" aria-label="timeline">
         {records.map((stored) => (
           <li key={stored.seq} class={`entry entry-${stored.record.type}`}>
+            <InvisibleFlag value={stored.record} />
             <Entry
               record={stored.record}
               seq={stored.seq}
+              withCard={withCard(stored.record)}
               answer={stored.record.type === 'run-parked' ? answerOf(stored.record.park.id)?.record : undefined}
               progress={stored.record.type === 'call-started' ? progress[stored.record.callId] : undefined}
             />
-            {stored.record.type === 'run-parked' &&
-              parks[stored.record.park.id]?.status === 'open' &&
-              me.may['park.answer'] && (
-                <ParkCard
-                  api={api}
-                  item={{ park: parks[stored.record.park.id] as ParkRow, run }}
-                  mayAnswer
-                  onAnswered={(park) => setParks((now) => ({ ...now, [park.id]: park }))}
-                />
-              )}
+            {stored.record.type === 'run-parked' && withCard(stored.record) && (
+              <ParkCard
+                api={api}
+                item={{ park: parks[stored.record.park.id] as ParkRow, run }}
+                mayAnswer
+                onAnswered={(park) => setParks((now) => ({ ...now, [park.id]: park }))}
+              />
+            )}
           </li>
         ))}
         {streaming && (
           <li class="entry entry-streaming" aria-live="off">
             <p class="entry-head">step {streaming.step}: the model is writing…</p>
-            <pre class="text">{streaming.text}</pre>
+            <pre class="text">
+              <Shown text={streaming.text} />
+            </pre>
           </li>
         )}
       </ol>
@@ -182,13 +196,19 @@ export function Run({ api, me, id }: { api: Api; me: Me; id: string }) {
 function Entry(props: {
   record: JournalRecord;
   seq: number;
+  /** The park's card is shown under it (with the call it holds). */
+  withCard?: boolean;
   answer?: JournalRecord | undefined;
   progress?: string | undefined;
 }) {
   const { record } = props;
   const head = (words: string) => (
     <p class="entry-head">
-      <span class="seq">#{props.seq}</span> <strong>{words}</strong> <time class="muted">{when(record.at)}</time>
+      <span class="seq">#{props.seq}</span>{' '}
+      <strong>
+        <Shown text={words} />
+      </strong>{' '}
+      <time class="muted">{when(record.at)}</time>
     </p>
   );
   switch (record.type) {
@@ -208,7 +228,9 @@ function Entry(props: {
             </p>
           )}
           {record.labels && record.labels.length > 0 && <Labels labels={record.labels} />}
-          <pre class="text">{record.input}</pre>
+          <pre class="text">
+            <Shown text={record.input} />
+          </pre>
         </>
       );
     case 'model-step':
@@ -219,13 +241,21 @@ function Entry(props: {
           )}
           {record.unavailable?.map((each) => (
             <p key={each.toolset} class="muted">
-              toolset {each.toolset} left out: {each.reason}
+              toolset <Shown text={each.toolset} /> left out: <Shown text={each.reason} />
             </p>
           ))}
           <p class="muted">{cost(record.measures)}</p>
           {record.labels && record.labels.length > 0 && <Labels labels={record.labels} />}
-          {record.text && <pre class="text">{record.text}</pre>}
-          {record.toolCalls.length > 0 && <p>asks for: {record.toolCalls.map((call) => call.name).join(', ')}</p>}
+          {record.text && (
+            <pre class="text">
+              <Shown text={record.text} />
+            </pre>
+          )}
+          {record.toolCalls.length > 0 && (
+            <p>
+              asks for: <Shown text={record.toolCalls.map((call) => call.name).join(', ')} />
+            </p>
+          )}
         </>
       );
     case 'call-started':
@@ -233,11 +263,15 @@ function Entry(props: {
         <>
           {head(`call ${record.name}${record.attempt > 1 ? ` (try ${record.attempt})` : ''}`)}
           <p class="muted">
-            {record.rule ? `allowed by rule ${record.rule}` : ''}
+            {record.rule ? <Shown text={`allowed by rule ${record.rule}`} /> : ''}
             {record.repeatable ? ' · repeatable' : ' · not repeatable'}
           </p>
           <JsonView value={record.arguments} label={`arguments of ${record.name}`} />
-          {props.progress && <p class="muted">progress: {props.progress}</p>}
+          {props.progress && (
+            <p class="muted">
+              progress: <Shown text={props.progress} />
+            </p>
+          )}
         </>
       );
     case 'call-answered':
@@ -246,7 +280,11 @@ function Entry(props: {
           {head(
             `answer (${record.answer.type === 'error' ? 'error' : record.answer.type})${record.attempts > 1 ? ` after ${record.attempts} tries` : ''}`,
           )}
-          {record.rule && <p class="muted">refused by rule {record.rule}</p>}
+          {record.rule && (
+            <p class="muted">
+              refused by rule <Shown text={record.rule} />
+            </p>
+          )}
           {record.answer.labels && record.answer.labels.length > 0 && <Labels labels={record.answer.labels} />}
           {record.answer.measures && Object.keys(record.answer.measures).length > 0 && (
             <p class="muted">{cost(record.answer.measures)}</p>
@@ -261,13 +299,26 @@ function Entry(props: {
       return (
         <>
           {head(`parked (${record.park.kind})${record.park.call ? `: ${record.park.call.name}` : ''}`)}
-          <p>{record.park.reason}</p>
-          {record.park.rule && <p class="muted">held by rule {record.park.rule}</p>}
+          <p>
+            <Shown text={record.park.reason} />
+          </p>
+          {record.park.rule && (
+            <p class="muted">
+              held by rule <Shown text={record.park.rule} />
+            </p>
+          )}
           <Labels labels={record.park.labels} />
+          {record.park.call && !props.withCard && (
+            <JsonView value={record.park.call.arguments} label={`arguments of ${record.park.call.name}`} />
+          )}
           {props.answer?.type === 'park-answered' ? (
             <p class="decision">
               <span aria-hidden="true">✓ </span>
-              answered by <strong>{props.answer.by}</strong>: {props.answer.decision.type}
+              answered by{' '}
+              <strong>
+                <Shown text={props.answer.by} />
+              </strong>
+              : {props.answer.decision.type}
             </p>
           ) : (
             <p class="muted">waiting for a person</p>
@@ -278,7 +329,9 @@ function Entry(props: {
       return (
         <>
           {head(`decision by ${record.by}: ${record.decision.type}`)}
-          <pre class="json">{pretty(record.decision)}</pre>
+          <pre class="json">
+            <Shown text={pretty(record.decision)} />
+          </pre>
         </>
       );
     case 'call-changed':
@@ -292,7 +345,11 @@ function Entry(props: {
       return (
         <>
           {head(`transferred from ${record.from} to ${record.to}`)}
-          {record.reason && <p>{record.reason}</p>}
+          {record.reason && (
+            <p>
+              <Shown text={record.reason} />
+            </p>
+          )}
         </>
       );
     case 'child-run-started':
@@ -309,7 +366,9 @@ function Entry(props: {
         <>
           {head(`labels released by ${record.by}`)}
           <Labels labels={record.labels} />
-          <p>why: {record.reason}</p>
+          <p>
+            why: <Shown text={record.reason} />
+          </p>
         </>
       );
     case 'run-ended':
@@ -318,8 +377,16 @@ function Entry(props: {
           {head(`ended: ${record.status}`)}
           <Labels labels={record.labels} />
           <p class="muted">{cost(record.measures)}</p>
-          {record.output !== undefined && <pre class="text">{record.output}</pre>}
-          {record.error !== undefined && <p class="error">{record.error}</p>}
+          {record.output !== undefined && (
+            <pre class="text">
+              <Shown text={record.output} />
+            </pre>
+          )}
+          {record.error !== undefined && (
+            <p class="error">
+              <Shown text={record.error} />
+            </p>
+          )}
         </>
       );
     default:
@@ -421,4 +488,14 @@ function ReleaseLabels(props: { api: Api; id: string; labels: readonly string[];
       </button>
     </form>
   );
+}
+
+/**
+ * Whether a park of the run has its card: while it is open, and after, once it was shown open
+ * here (so that the card can say what came of an answer sent from it). Notes the open ones.
+ */
+function keepsCard(park: ParkRow | undefined, shownOpen: Set<string>): boolean {
+  if (park === undefined) return false;
+  if (park.status === 'open') shownOpen.add(park.id);
+  return shownOpen.has(park.id);
 }

@@ -3,6 +3,7 @@ import { type Api, query } from '../api';
 import { cost, when } from '../parts/format';
 import { Labels } from '../parts/labels';
 import { ErrorNote } from '../parts/notice';
+import { Shown } from '../parts/shown';
 import { Status } from '../parts/status';
 import { href } from '../router';
 import type { RunRow, RunStatus } from '../types';
@@ -81,7 +82,11 @@ export function Runs({ api }: { api: Api }) {
               <span>{cost(run.measures)}</span>
               <Labels labels={run.labels} />
               <time class="muted">{when(run.createdAt)}</time>
-              {run.attention && <span class="error">needs attention: {run.attention}</span>}
+              {run.attention && (
+                <span class="error">
+                  needs attention: <Shown text={run.attention} />
+                </span>
+              )}
             </li>
           ))}
         </ul>

@@ -3,6 +3,7 @@ import type { Api } from '../api';
 import { pretty, when } from '../parts/format';
 import { Labels } from '../parts/labels';
 import { ErrorNote } from '../parts/notice';
+import { InvisibleFlag, Shown } from '../parts/shown';
 import { Status } from '../parts/status';
 import { href } from '../router';
 import type { Me, SessionDetails, SessionRow } from '../types';
@@ -84,13 +85,16 @@ export function Session({ api, me, id }: { api: Api; me: Me; id: string }) {
       <ol class="timeline">
         {session.messages.map((message, index) => (
           <li key={`${message.runId}-${index}`} class="entry">
+            <InvisibleFlag value={message} />
             <p class="entry-head">
               <strong>{message.role}</strong> <span class="muted">in {message.runId}</span>
             </p>
             <pre class="text">
-              {pretty(
-                (message as { content?: unknown; text?: unknown }).content ?? (message as { text?: unknown }).text,
-              )}
+              <Shown
+                text={pretty(
+                  (message as { content?: unknown; text?: unknown }).content ?? (message as { text?: unknown }).text,
+                )}
+              />
             </pre>
           </li>
         ))}
@@ -103,10 +107,15 @@ export function Session({ api, me, id }: { api: Api; me: Me; id: string }) {
           {session.state.map((value) => (
             <>
               <dt key={`${value.key}-k`}>
-                <code>{value.key}</code>
+                <code>
+                  <Shown text={value.key} />
+                </code>
               </dt>
               <dd key={`${value.key}-v`}>
-                <pre class="json">{pretty(value.value)}</pre>
+                <InvisibleFlag value={[value.key, value.value]} />
+                <pre class="json">
+                  <Shown text={pretty(value.value)} />
+                </pre>
                 <Labels labels={value.labels} />
               </dd>
             </>
@@ -120,11 +129,19 @@ export function Session({ api, me, id }: { api: Api; me: Me; id: string }) {
           <ol class="timeline" aria-label="edits">
             {session.edits.map((edit) => (
               <li key={edit.id} class="entry">
+                <InvisibleFlag value={edit} />
                 <p class="entry-head">
-                  <strong>{edit.by}</strong> <time class="muted">{when(edit.at)}</time>: {edit.reason}
+                  <strong>
+                    <Shown text={edit.by} />
+                  </strong>{' '}
+                  <time class="muted">{when(edit.at)}</time>: <Shown text={edit.reason} />
                 </p>
                 <p class="muted">
-                  {edit.writes.map((write) => (write.deleted ? `deleted ${write.key}` : `set ${write.key}`)).join(', ')}
+                  <Shown
+                    text={edit.writes
+                      .map((write) => (write.deleted ? `deleted ${write.key}` : `set ${write.key}`))
+                      .join(', ')}
+                  />
                 </p>
               </li>
             ))}

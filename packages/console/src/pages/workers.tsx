@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { Api } from '../api';
 import { when } from '../parts/format';
 import { ErrorNote } from '../parts/notice';
+import { Shown } from '../parts/shown';
 import type { WorkerInfo } from '../types';
 
 /** Connected workers (every node sharing the store): their tools, and those left out with why. */
@@ -56,7 +57,10 @@ export function Workers({ api }: { api: Api }) {
                     {worker.rejected.map((each) => (
                       <li key={each.name}>
                         <span aria-hidden="true">✗ </span>
-                        <code>{each.name}</code>: {each.reason}
+                        <code>
+                          <Shown text={each.name} />
+                        </code>
+                        : <Shown text={each.reason} />
                       </li>
                     ))}
                   </ul>

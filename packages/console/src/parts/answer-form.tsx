@@ -1,5 +1,5 @@
+import { escapeInvisible } from '@wardrik/core/invisible';
 import { useState } from 'preact/hooks';
-import { type Api, ApiError } from '../api';
 import type { Decision, ParkKind, ParkRow } from '../types';
 import { checkArguments } from '../validate';
 import { pretty } from './format';
@@ -36,37 +36,26 @@ const CHOICES: Readonly<Record<ParkKind, readonly { choice: Choice; words: strin
   ],
 };
 
-/** What happened after a 409: the park as it is now. */
-function conflictText(park: ParkRow | undefined, error: ApiError): string {
-  if (park === undefined) return error.message;
-  if (park.status === 'answered') {
-    return `Someone answered first: ${park.answeredBy ?? 'someone'} chose ${park.decision?.type ?? 'an answer'}. Your answer was not sent to the run.`;
-  }
-  if (park.status === 'closed') return 'This park was closed (its run was cancelled). Your answer was not sent.';
-  return `The call changed since it was shown (${error.message}). Look at it again before answering.`;
-}
-
 /**
- * Answers a park in place with the decisions its kind takes. Every answer names the park's
- * callHash; edited arguments are checked against the tool's schema before anything is sent; a 409
- * (answered first, or the call changed) says what happened.
+ * The decisions a park's kind takes, to answer it in place. Edited arguments are checked against
+ * the tool's schema before anything is sent; the arguments to edit start as the call's, with any
+ * invisible character written as a JSON escape (the same value, nothing hidden). `send` does the
+ * sending (see park-card.tsx, which follows the answer to its end); an error it throws is shown.
  */
 export function AnswerForm(props: {
-  api: Api;
   park: ParkRow;
   schema?: Record<string, unknown>;
-  onAnswered: (park: ParkRow) => void;
+  send: (decision: Decision) => Promise<void>;
 }) {
-  const { api, park, schema } = props;
+  const { park, schema } = props;
   const [choice, setChoice] = useState<Choice | undefined>(undefined);
   const [text, setText] = useState('');
   const [remember, setRemember] = useState<'' | 'run' | 'agent'>('');
-  const [argumentsText, setArgumentsText] = useState(() => pretty(park.call?.arguments ?? {}));
+  const [argumentsText, setArgumentsText] = useState(() => escapeInvisible(pretty(park.call?.arguments ?? {})));
   const [valueText, setValueText] = useState('');
   const [budget, setBudget] = useState({ usd: '', tokens: '', steps: '' });
   const [problems, setProblems] = useState<string[]>([]);
   const [error, setError] = useState<unknown>(undefined);
-  const [conflict, setConflict] = useState<string | undefined>(undefined);
   const [sending, setSending] = useState(false);
   const id = park.id;
 
@@ -127,29 +116,13 @@ export function AnswerForm(props: {
     setProblems([]);
     setSending(true);
     try {
-      const answered = await api.post<ParkRow>(`/v1/parks/${encodeURIComponent(id)}/answer`, {
-        decision: made,
-        callHash: park.callHash,
-      });
-      props.onAnswered(answered);
+      await props.send(made);
     } catch (thrown) {
-      if (thrown instanceof ApiError && thrown.status === 409) {
-        const now = await api.get<ParkRow>(`/v1/parks/${encodeURIComponent(id)}`).catch(() => undefined);
-        setConflict(conflictText(now, thrown));
-      } else setError(thrown);
+      setError(thrown);
     } finally {
       setSending(false);
     }
   };
-
-  if (conflict !== undefined) {
-    return (
-      <p class="conflict" role="alert">
-        <span aria-hidden="true">⚠ </span>
-        <strong>Conflict (409).</strong> {conflict}
-      </p>
-    );
-  }
 
   const noteWords =
     choice === 'deny' || choice === 'fail' || choice === 'stop'

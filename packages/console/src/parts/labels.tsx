@@ -1,3 +1,5 @@
+import { Shown } from './shown';
+
 /**
  * Labels as words, with a mark: `outside` stands out by its icon, its words and its border, not by
  * colour alone.
@@ -15,7 +17,7 @@ export function Labels({ labels, empty = 'no labels' }: { labels: readonly strin
               <span class="label-note"> (text from outside)</span>
             </>
           ) : (
-            label
+            <Shown text={label} />
           )}
         </li>
       ))}
