@@ -1,7 +1,7 @@
 import { isJournaled, type RunEvent } from '../runtime/events.js';
 import type { ParkRow } from '../store/store.js';
 import { ServerProblem, type WardrikClient } from './client.js';
-import { describePark } from './describe.js';
+import { describePark, shown } from './describe.js';
 import type { EventPrinter } from './event-printer.js';
 import { followRun } from './follow.js';
 import type { LineReader } from './line-reader.js';
@@ -89,7 +89,7 @@ async function answerInPlace(park: ParkRow, reader: LineReader, options: ChatRun
     if (line === undefined) return false;
     const typed = parseParkAnswer(line, park);
     if (typed.type === 'invalid') {
-      write(`    ${typed.message}`);
+      write(`    ${shown(typed.message)}`);
       continue;
     }
     try {
@@ -100,7 +100,7 @@ async function answerInPlace(park: ParkRow, reader: LineReader, options: ChatRun
       return true;
     } catch (thrown) {
       if (!(thrown instanceof ServerProblem) || (thrown.status !== 409 && thrown.status !== 400)) throw thrown;
-      const detail = thrown.problem.detail ?? thrown.message;
+      const detail = shown(thrown.problem.detail ?? thrown.message);
       if (thrown.status === 400) {
         write(`    the server refused that answer: ${detail}`);
         continue;

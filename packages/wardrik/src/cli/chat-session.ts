@@ -2,6 +2,8 @@ import type { SessionDetails } from '../runtime/sessions.js';
 import type { SessionRow } from '../store/session-store.js';
 import { usageError } from './cli-error.js';
 import type { WardrikClient } from './client.js';
+import { shown } from './describe.js';
+import { invisibleLines } from './invisible-lines.js';
 import { clip } from './output.js';
 import { paint, type Style } from './style.js';
 
@@ -48,19 +50,24 @@ export function goingRun(session: SessionDetails): SessionDetails['runList'][num
 
 /**
  * The last `count` messages people and the agent wrote in the session (calls and tool answers
- * left out), one line each: `you: …`, `AGENT: …`; first, how many earlier ones are not shown.
+ * left out), one line each: `you: …`, `AGENT: …` (a message with invisible characters flagged on
+ * a line of its own); first, how many earlier ones are not shown.
  */
 export function conversationLines(session: SessionDetails, style: Style, count = 6): string[] {
-  const said: string[] = [];
+  const said: string[][] = [];
   for (const message of session.messages) {
-    if (message.role === 'user') said.push(`  ${paint(style, 'bold', 'you:')} ${clip(message.content, 400)}`);
-    else if (message.role === 'assistant' && message.text.trim() !== '') {
-      said.push(`  ${paint(style, 'bold', `${session.agent}:`)} ${clip(message.text, 400)}`);
-    }
+    const [who, text] =
+      message.role === 'user'
+        ? ['you:', message.content]
+        : message.role === 'assistant' && message.text.trim() !== ''
+          ? [`${session.agent}:`, message.text]
+          : [];
+    if (who === undefined || text === undefined) continue;
+    said.push([`  ${paint(style, 'bold', who)} ${clip(shown(text), 400)}`, ...invisibleLines(text, style)]);
   }
-  const shown = said.slice(-count);
-  const earlier = said.length - shown.length;
+  const latest = said.slice(-count).flat();
+  const earlier = Math.max(0, said.length - count);
   return earlier > 0
-    ? [paint(style, 'dim', `  (${earlier} earlier message${earlier === 1 ? '' : 's'})`), ...shown]
-    : shown;
+    ? [paint(style, 'dim', `  (${earlier} earlier message${earlier === 1 ? '' : 's'})`), ...latest]
+    : latest;
 }

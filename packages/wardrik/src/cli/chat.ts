@@ -3,9 +3,10 @@ import { type ChatRunEnd, followChatRun } from './chat-run.js';
 import { conversationLines, goingRun, type OpenedSession } from './chat-session.js';
 import { EXIT } from './cli-error.js';
 import type { WardrikClient } from './client.js';
-import { answerCommands, describeCostShort, describeLabels, describePark } from './describe.js';
+import { answerCommands, describeCostShort, describeLabels, describePark, shown } from './describe.js';
 import { EventPrinter } from './event-printer.js';
 import { commandHint } from './hint.js';
+import { invisibleLines } from './invisible-lines.js';
 import type { LineReader } from './line-reader.js';
 import type { RunOutcome } from './outcome.js';
 import { print, printError } from './output.js';
@@ -74,7 +75,10 @@ export class Chat {
       if (line === undefined || EXIT_LINES.has(line.trim())) break;
       if (line.trim() === '') continue;
       // Piped, the turn's line shows in the transcript as a person's would.
-      if (!interactive) this.#line(`${this.#paint('bold', 'you:')} ${line}`);
+      if (!interactive) {
+        this.#line(`${this.#paint('bold', 'you:')} ${shown(line)}`);
+        for (const flag of invisibleLines(line, this.#options.style, '  ')) this.#line(flag);
+      }
       const code = await this.#turn(line);
       if (code !== undefined) return code;
     }
@@ -177,8 +181,10 @@ export class Chat {
       print(`Run ${runId} waits for a person. Answer it as above, then go on with: ${this.#comeBack()}`);
       return;
     }
-    if (status === 'completed') print(`${this.#paint('bold', `${opened.session.agent}:`)} ${outcome.output ?? ''}`);
-    else print(`${this.#paint('red', `Run ${runId} ${status}:`)} ${outcome.error ?? 'no reason given'}`);
+    if (status === 'completed')
+      print(`${this.#paint('bold', `${opened.session.agent}:`)} ${shown(outcome.output ?? '')}`);
+    else print(`${this.#paint('red', `Run ${runId} ${status}:`)} ${shown(outcome.error ?? 'no reason given')}`);
+    for (const line of invisibleLines([outcome.output, outcome.error], this.#options.style, '  ')) print(line);
     print(this.#paint('dim', `  (run ${runId}: ${describeCostShort(measures)}; labels: ${describeLabels(labels)})`));
   }
 

@@ -1,10 +1,14 @@
-import type { Label, Measures } from '@wardrik/core';
+import { type Label, type Measures, revealInvisible } from '@wardrik/core';
 import type { Park, ParkDecision } from '../journal/records.js';
 import { commandHint, type HintTarget } from './hint.js';
+import { invisibleLines } from './invisible-lines.js';
 import { clip } from './output.js';
 import { mark, paint, type Style, SYMBOLS_ONLY } from './style.js';
 
-/** A value as JSON on one line, cut to `max` characters. */
+/**
+ * A value as JSON on one line, cut to `max` characters, invisible characters written out
+ * (`"R1⟨U+202E⟩abc123"`, not `"R1,"321cba`).
+ */
 export function json(value: unknown, max = 200): string {
   let text: string;
   try {
@@ -12,12 +16,20 @@ export function json(value: unknown, max = 200): string {
   } catch {
     text = String(value);
   }
-  return clip(text, max);
+  return clip(revealInvisible(text), max);
+}
+
+/**
+ * Text someone wrote (a model, a tool, a person), as the CLI shows it: invisible characters
+ * written out as `⟨U+202E⟩`, terminal escapes and carriage returns among them.
+ */
+export function shown(text: string): string {
+  return revealInvisible(text);
 }
 
 /** A call for people: `refund({"order_id":"A1","amount":250})`. */
 export function describeCall(name: string, args: unknown): string {
-  return `${name}(${json(args, 160)})`;
+  return `${shown(name)}(${json(args, 160)})`;
 }
 
 /**
@@ -54,11 +66,15 @@ export function describeCostShort(measures: Measures): string {
 
 /** Labels for people: `outside`, or `none`. */
 export function describeLabels(labels: readonly Label[]): string {
-  return labels.length ? labels.join(', ') : 'none';
+  return labels.length ? shown(labels.join(', ')) : 'none';
 }
 
 /** A person's decision for people: `approve (run the call)`, `deny: too much`… */
 export function describeDecision(decision: ParkDecision): string {
+  return shown(decisionWords(decision));
+}
+
+function decisionWords(decision: ParkDecision): string {
   switch (decision.type) {
     case 'retry':
       return `approve (run the call)${decision.note ? `: ${decision.note}` : ''}`;
@@ -111,11 +127,14 @@ export interface ParkLinesOptions {
   readonly withoutAnswers?: boolean;
 }
 
-/** A park in a few lines for people: why it waits, the call it holds, how to answer it. */
+/**
+ * A park in a few lines for people: why it waits, the call it holds, how to answer it; flagged
+ * when it holds invisible characters (written out as `⟨U+202E⟩`).
+ */
 export function describePark(park: Park, options: ParkLinesOptions = {}): string[] {
   const { indent = '  ', style = SYMBOLS_ONLY } = options;
-  const head = `${mark(style, 'park')}${park.kind}${park.rule ? ` (rule ${park.rule})` : ''}: ${park.reason}`;
-  const lines = [`${indent}${paint(style, 'yellow', head)}`];
+  const head = `${mark(style, 'park')}${park.kind}${park.rule ? ` (rule ${shown(park.rule)})` : ''}: ${shown(park.reason)}`;
+  const lines = [`${indent}${paint(style, 'yellow', head)}`, ...invisibleLines(park, style, `${indent}  `)];
   const held = park.call ? ` holds ${describeCall(park.call.name, park.call.arguments)}` : '';
   lines.push(`${indent}  park ${park.id}${held}`);
   if (park.labels.length) lines.push(`${indent}  the run carries: ${describeLabels(park.labels)}`);

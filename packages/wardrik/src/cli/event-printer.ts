@@ -1,6 +1,7 @@
 import { isJournaled, type JournaledEvent, type RunEvent } from '../runtime/events.js';
-import { describeCostShort, describeLabels, describePark, json } from './describe.js';
+import { describeCostShort, describeLabels, describePark, json, shown } from './describe.js';
 import type { HintTarget } from './hint.js';
+import { recordInvisibleLines } from './invisible-lines.js';
 import { callAnsweredLine, callStartedLine, parkAnsweredLine } from './record-lines.js';
 import { mark, paint, type Style, SYMBOLS_ONLY } from './style.js';
 
@@ -59,7 +60,7 @@ export class EventPrinter {
         this.#streaming = event.step;
         this.#streamed.add(event.step);
       }
-      this.#write(event.delta);
+      this.#write(shown(event.delta));
       return;
     }
     if (event.type === 'model-step' && event.record.type === 'model-step' && this.#streaming === event.record.step) {
@@ -67,25 +68,28 @@ export class EventPrinter {
       this.learn(event);
       this.#streaming = undefined;
       this.#write(`${this.#cost(event.record)}\n`);
+      for (const line of recordInvisibleLines(event.record, style)) this.#write(`${line}\n`);
       return;
     }
     this.#endStream();
     if (event.type === 'model-retry') {
-      const line = `${mark(style, 'retry')}retrying in ${describeDelay(event.delayMs)}: ${event.error}`;
+      const line = `${mark(style, 'retry')}retrying in ${describeDelay(event.delayMs)}: ${shown(event.error)}`;
       this.#write(`  ${paint(style, 'yellow', line)}\n`);
       return;
     }
     if (!isJournaled(event)) {
       const total = event.total === undefined ? '' : `/${event.total}`;
-      const message = event.message ? ` ${event.message}` : '';
-      const name = this.#names.get(event.callId) ?? event.name;
+      const message = event.message ? ` ${shown(event.message)}` : '';
+      const name = shown(this.#names.get(event.callId) ?? event.name);
       this.#write(
         `  ${paint(style, 'dim', `${mark(style, 'progress')}${name}: ${event.progress}${total}${message}`)}\n`,
       );
       return;
     }
     this.learn(event);
-    for (const line of this.#lines(event)) this.#write(`${line}\n`);
+    const lines = this.#lines(event);
+    if (lines.length > 0) lines.push(...recordInvisibleLines(event.record, style));
+    for (const line of lines) this.#write(`${line}\n`);
   }
 
   #endStream(): void {
@@ -108,7 +112,7 @@ export class EventPrinter {
       case 'model-step': {
         const cost = this.#cost(record);
         if (this.#streamed.has(record.step) || record.text.trim() === '') return [cost];
-        return [`  model: ${record.text}${cost}`];
+        return [`  model: ${shown(record.text)}${cost}`];
       }
       case 'call-started':
         return [callStartedLine(record, style)];
@@ -119,16 +123,16 @@ export class EventPrinter {
       case 'park-answered':
         return [parkAnsweredLine(record, style)];
       case 'labels-released':
-        return [`  ${record.by} released ${describeLabels(record.labels)}: ${record.reason}`];
+        return [`  ${shown(record.by)} released ${describeLabels(record.labels)}: ${shown(record.reason)}`];
       case 'agent-transferred':
-        return [`  ${record.from} handed the run to ${record.to}${record.reason ? `: ${record.reason}` : ''}`];
+        return [`  ${record.from} handed the run to ${record.to}${record.reason ? `: ${shown(record.reason)}` : ''}`];
       case 'child-run-started':
         return [paint(style, 'dim', `  ${record.callId}: child run ${record.childRunId} of ${record.agent}`)];
       case 'run-ended':
         return [
           record.status === 'completed'
             ? `  ${paint(style, 'green', `${mark(style, 'completed')}completed`)}`
-            : `  ${paint(style, 'red', `${mark(style, 'failed')}${record.status}`)}${record.error ? `: ${record.error}` : ''}`,
+            : `  ${paint(style, 'red', `${mark(style, 'failed')}${record.status}`)}${record.error ? `: ${shown(record.error)}` : ''}`,
         ];
       default:
         return [];

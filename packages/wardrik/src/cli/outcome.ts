@@ -2,8 +2,9 @@ import type { RunResult } from '../runtime/wardrik.js';
 import type { RunRow, RunStatus } from '../store/store.js';
 import { EXIT } from './cli-error.js';
 import type { WardrikClient } from './client.js';
-import { describeCost, describeLabels } from './describe.js';
+import { describeCost, describeLabels, shown } from './describe.js';
 import type { FollowEnd } from './follow.js';
+import { invisibleLines } from './invisible-lines.js';
 import { print, printJson, stdoutStyle } from './output.js';
 import { paint, type Style } from './style.js';
 
@@ -53,9 +54,14 @@ export function reportOutcome(outcome: RunOutcome, asJson: boolean, style: Style
     );
     print(`Cost so far: ${describeCost(outcome.measures)}`);
   } else {
-    if (outcome.status === 'completed') print(`${paint(style, 'bold', 'Final answer:')} ${outcome.output ?? ''}`);
-    else
-      print(`${paint(style, 'red', `Run ${outcome.runId} ${outcome.status}:`)} ${outcome.error ?? 'no reason given'}`);
+    if (outcome.status === 'completed')
+      print(`${paint(style, 'bold', 'Final answer:')} ${shown(outcome.output ?? '')}`);
+    else {
+      print(
+        `${paint(style, 'red', `Run ${outcome.runId} ${outcome.status}:`)} ${shown(outcome.error ?? 'no reason given')}`,
+      );
+    }
+    for (const line of invisibleLines([outcome.output, outcome.error], style, '  ')) print(line);
     print(`Cost: ${describeCost(outcome.measures)}`);
   }
   print(`Labels: ${describeLabels(outcome.labels)}`);

@@ -42,6 +42,7 @@ const MARKS = {
   progress: ['…', '..'],
   completed: ['✓', ''],
   failed: ['✗', ''],
+  warning: ['⚠', '!!'],
 } as const;
 
 /** A marker's name. */

@@ -1,7 +1,8 @@
 import type { Park, StateWrite, StoredRecord } from '../journal/records.js';
 import type { RunDetails } from '../runtime/wardrik.js';
-import { describeCost, describeLabels, describePark, json } from './describe.js';
+import { describeCost, describeLabels, describePark, json, shown } from './describe.js';
 import type { HintTarget } from './hint.js';
+import { recordInvisibleLines } from './invisible-lines.js';
 import { when } from './output.js';
 import { callAnsweredLine, callStartedLine, parkAnsweredLine } from './record-lines.js';
 import { paint, type Style } from './style.js';
@@ -36,7 +37,7 @@ export function timeline(run: RunDetails, options: TimelineOptions): string[] {
   const ended = run.journal.some(({ record }) => record.type === 'run-ended');
   const lines = [`${paint(style, 'bold', `Run ${run.id} of ${run.agent}:`)} ${describeStatus(run.status, style)}`];
   lines.push(`  Started ${when(run.createdAt)} by ${run.principal}; last change ${when(run.updatedAt)}`);
-  if (run.attention !== undefined) lines.push(`  ${paint(style, 'red', 'Needs attention:')} ${run.attention}`);
+  if (run.attention !== undefined) lines.push(`  ${paint(style, 'red', 'Needs attention:')} ${shown(run.attention)}`);
   const calls = new Set<string>();
   const failed = new Set<string>();
   let steps = 0;
@@ -69,10 +70,12 @@ export function timeline(run: RunDetails, options: TimelineOptions): string[] {
             `Step ${record.step} (${speaker}${record.model}): ${describeCost(record.measures)}${cutOff}${byCallback}`,
           ),
         );
-        if (record.tools) lines.push(`  offered: ${record.tools.length ? record.tools.join(', ') : 'no tools'}`);
-        for (const left of record.unavailable ?? []) lines.push(`  left out: toolset ${left.toolset} (${left.reason})`);
+        if (record.tools) lines.push(`  offered: ${record.tools.length ? shown(record.tools.join(', ')) : 'no tools'}`);
+        for (const left of record.unavailable ?? []) {
+          lines.push(`  left out: toolset ${shown(left.toolset)} (${shown(left.reason)})`);
+        }
         if (record.labels?.length) lines.push(`  read from state: ${describeLabels(record.labels)}`);
-        if (record.text.trim() !== '') lines.push(`  model: ${record.text.replaceAll('\n', '\n         ')}`);
+        if (record.text.trim() !== '') lines.push(`  model: ${shown(record.text).replaceAll('\n', '\n         ')}`);
         break;
       }
       case 'call-started':
@@ -97,16 +100,16 @@ export function timeline(run: RunDetails, options: TimelineOptions): string[] {
         lines.push(parkAnsweredLine(record, style));
         break;
       case 'labels-released':
-        lines.push(`  ${record.by} released ${describeLabels(record.labels)}: ${record.reason}`);
+        lines.push(`  ${shown(record.by)} released ${describeLabels(record.labels)}: ${shown(record.reason)}`);
         break;
       case 'call-changed':
         lines.push(
-          `  ${record.callId}: its ${record.by} callback changed the arguments to ${json(record.arguments, 400)}`,
+          `  ${record.callId}: its ${shown(record.by)} callback changed the arguments to ${json(record.arguments, 400)}`,
         );
         break;
       case 'agent-transferred':
         lines.push(
-          `  ${paint(style, 'bold', `${record.from} handed the run to ${record.to}`)}${record.reason ? `: ${record.reason}` : ''}`,
+          `  ${paint(style, 'bold', `${record.from} handed the run to ${record.to}`)}${record.reason ? `: ${shown(record.reason)}` : ''}`,
         );
         break;
       case 'child-run-started':
@@ -118,6 +121,7 @@ export function timeline(run: RunDetails, options: TimelineOptions): string[] {
       default:
         break;
     }
+    lines.push(...recordInvisibleLines(record, style));
   }
   if (!ended) {
     const open = parks.filter((park) => !answered.has(park.id)).length;
@@ -139,7 +143,7 @@ export function timeline(run: RunDetails, options: TimelineOptions): string[] {
 
 function describeStateWrite(write: StateWrite): string {
   const labels = write.labels.length ? ` (labels: ${describeLabels(write.labels)})` : '';
-  return write.deleted ? `deleted ${write.key}` : `${write.key} = ${json(write.value, 120)}${labels}`;
+  return write.deleted ? `deleted ${shown(write.key)}` : `${shown(write.key)} = ${json(write.value, 120)}${labels}`;
 }
 
 function hintsOf(options: TimelineOptions): { hints?: HintTarget } {
@@ -149,8 +153,8 @@ function hintsOf(options: TimelineOptions): { hints?: HintTarget } {
 function endLine(stored: StoredRecord, style: Style): string {
   const record = stored.record;
   if (record.type !== 'run-ended') return '';
-  if (record.status === 'completed') return `${paint(style, 'green', 'Completed:')} ${record.output ?? ''}`;
-  return `${paint(style, 'red', `${capitalize(record.status)}:`)} ${record.error ?? 'no reason given'}`;
+  if (record.status === 'completed') return `${paint(style, 'green', 'Completed:')} ${shown(record.output ?? '')}`;
+  return `${paint(style, 'red', `${capitalize(record.status)}:`)} ${shown(record.error ?? 'no reason given')}`;
 }
 
 function describeStatus(status: string, style: Style): string {

@@ -4,11 +4,12 @@ import { CliError, EXIT } from '../cli-error.js';
 import { WardrikClient } from '../client.js';
 import { COMMON_HELP, type Command, commonOptions, flag, positionals, SERVER_HELP, serverOptions } from '../command.js';
 import { resolveConnection } from '../connection.js';
-import { answerCommands, describeCall, describeDecision } from '../describe.js';
+import { answerCommands, describeCall, describeDecision, shown } from '../describe.js';
 import { followRun } from '../follow.js';
 import { commandHint } from '../hint.js';
+import { invisibleLines } from '../invisible-lines.js';
 import { exitCodeOf, outcomeOf, reportOutcome } from '../outcome.js';
-import { print, printJson } from '../output.js';
+import { print, printJson, stdoutStyle } from '../output.js';
 import { printerFor } from '../watch-run.js';
 
 /** `wardrik answer PARK DECISION`: answers a park, bound to the call it holds, and follows the run. */
@@ -65,8 +66,9 @@ ${COMMON_HELP}`,
     const decision = decisionForPark(answer, decisionName, parsed, park, answerCommands(park, hints));
     if (!asJson) {
       const held = park.call ? describeCall(park.call.name, park.call.arguments) : 'no call (the run’s budget)';
-      print(`Park ${park.id} (${park.kind}) of run ${park.runId}: ${park.reason}`);
+      print(`Park ${park.id} (${park.kind}) of run ${park.runId}: ${shown(park.reason)}`);
       print(`  holds ${held}`);
+      for (const line of invisibleLines(park, stdoutStyle(), '  ')) print(line);
       print(`  answer: ${describeDecision(decision)}`);
     }
     const answered = await client.request<ParkRow>('POST', `/v1/parks/${encodeURIComponent(parkId)}/answer`, {

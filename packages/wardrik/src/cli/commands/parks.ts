@@ -1,3 +1,4 @@
+import { hasInvisible } from '@wardrik/core';
 import type { ParkRow } from '../../store/store.js';
 import { EXIT, usageError } from '../cli-error.js';
 import { WardrikClient } from '../client.js';
@@ -13,9 +14,10 @@ import {
   stringOption,
 } from '../command.js';
 import { resolveConnection } from '../connection.js';
-import { describeCall, describeDecision } from '../describe.js';
+import { describeCall, describeDecision, describeLabels, shown } from '../describe.js';
 import { commandHint } from '../hint.js';
-import { clip, print, printJson, table, when } from '../output.js';
+import { invisibleWarning } from '../invisible-lines.js';
+import { clip, print, printJson, stdoutStyle, table, when } from '../output.js';
 
 const STATUSES: readonly ParkRow['status'][] = ['open', 'answered', 'closed'];
 
@@ -77,18 +79,21 @@ ${COMMON_HELP}`,
           park.kind,
           when(park.createdAt),
           park.call ? clip(describeCall(park.call.name, park.call.arguments), 50) : '-',
-          park.labels.length ? park.labels.join(',') : '-',
+          park.labels.length ? describeLabels(park.labels).replaceAll(', ', ',') : '-',
           clip(
             answered
               ? park.decision
-                ? `${park.answeredBy ?? '?'}: ${describeDecision(park.decision)}`
+                ? `${shown(park.answeredBy ?? '?')}: ${describeDecision(park.decision)}`
                 : 'closed unanswered'
-              : park.reason,
+              : shown(park.reason),
             60,
           ),
         ]),
       ),
     );
+    const flagged = rows.filter((park) => hasInvisible(park));
+    if (flagged.length > 0) print('');
+    for (const park of flagged) print(invisibleWarning(stdoutStyle(), `${park.id} `));
     if (!answered) {
       print(
         `\nAnswer one with: ${commandHint('answer PARK approve|deny|edit|ran|retry|fail|raise-budget|stop', { url: client.url })}`,

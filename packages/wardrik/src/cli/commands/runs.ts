@@ -13,7 +13,7 @@ import {
   stringOption,
 } from '../command.js';
 import { resolveConnection } from '../connection.js';
-import { describeCostShort } from '../describe.js';
+import { describeCostShort, shown } from '../describe.js';
 import { commandHint } from '../hint.js';
 import { clip, print, printJson, table, when } from '../output.js';
 
@@ -90,7 +90,7 @@ ${COMMON_HELP}`,
       print(
         `Needs attention (this server cannot load their journals; ${commandHint('cancel RUN', { url: client.url })} ends one):`,
       );
-      for (const row of attention) print(`  ${row.id}: ${row.attention}`);
+      for (const row of attention) print(`  ${row.id}: ${shown(row.attention ?? '')}`);
     }
     return EXIT.ok;
   },
