@@ -36,6 +36,13 @@ export {
   type ToolContext,
 } from './context.js';
 export { describeType } from './describe-type.js';
+export {
+  DESCRIPTION_ORIGIN,
+  type DescriptionOrigin,
+  describedBy,
+  descriptionLabels,
+  descriptionOrigin,
+} from './description-origin.js';
 export { ToolDefinitionError, WardrikError } from './errors.js';
 export {
   escapeInvisible,

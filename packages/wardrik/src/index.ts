@@ -50,6 +50,7 @@ export {
   StoreError,
   TokenNotFoundError,
 } from './errors.js';
+export type { UnpinnedTool } from './journal/records.js';
 export {
   type Budget,
   type EndStatus,
@@ -223,6 +224,7 @@ export {
 export { enableMetrics, type MeteredRuntime, type MetricsOptions, type WardrikMetrics } from './telemetry/metrics.js';
 export type { MetricsPlan, TelemetryConfig } from './telemetry/telemetry-config.js';
 export { enableTracing, type TracingOptions } from './telemetry/tracing.js';
+export type { ListedDefinition, ToolListing } from './toolsets/listed-definition.js';
 export { McpServerUnavailableError } from './toolsets/mcp-server-unavailable.js';
 export { type McpToolset, mcpToolset } from './toolsets/mcp-toolset.js';
 export type {
@@ -232,6 +234,8 @@ export type {
   McpToolsetOptions,
 } from './toolsets/mcp-toolset-options.js';
 export { MCP_TOOLSET_TOOL, type McpToolsetToolInfo } from './toolsets/mcp-toolset-tool.js';
+export { type ShownDefinition, toolDefinitionHash } from './toolsets/tool-definition-hash.js';
+export type { PinState, ToolPins, UnpinnedDefinition, UnpinnedDefinitionSource } from './toolsets/tool-pins.js';
 export {
   type HubOptions,
   type JoinOptions,

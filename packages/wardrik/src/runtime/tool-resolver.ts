@@ -1,6 +1,7 @@
 import {
   type Arguments,
   describeReason,
+  descriptionOrigin,
   type Label,
   mergeLabels,
   type StateSource,
@@ -11,6 +12,7 @@ import {
 } from '@wardrik/core';
 import type { Agent } from '../agent.js';
 import { toolDefinition } from '../agent.js';
+import type { UnpinnedTool } from '../journal/records.js';
 import type { ModelToolDefinition } from '../model/model.js';
 import { modelToolName } from '../model/tool-name.js';
 import type { WorkerHub } from '../workers/worker-hub.js';
@@ -24,6 +26,25 @@ export interface OfferedTools {
   readonly fromToolsets: ReadonlyMap<string, Tool<Arguments>>;
   /** Toolsets left out of the step, and why. */
   readonly unavailable: readonly { readonly toolset: string; readonly reason: string }[];
+  /**
+   * The labels offering these tools gives a step: those of every definition a source marked (see
+   * `describedBy`), e.g. `outside` for an MCP server's or a worker's tool nobody pinned.
+   */
+  readonly descriptionLabels: readonly Label[];
+  /** The definitions that carry labels, with their source and hash (what to review and pin). */
+  readonly unpinned: readonly UnpinnedTool[];
+}
+
+/** What `resolve` answers: the tools, and the labels and unpinned definitions the step takes with them. */
+export interface ResolvedTools {
+  readonly offered: OfferedTools;
+  /** Labels from state the toolsets read and from the definitions offered. */
+  readonly labels: Label[];
+  /**
+   * The definitions whose labels the run did not carry yet (so the step is the one they made carry
+   * them); undefined when there are none.
+   */
+  readonly unpinned?: readonly UnpinnedTool[];
 }
 
 /** What a step's toolsets are asked with. */
@@ -57,6 +78,8 @@ export class ToolResolver {
   /** Tools the runtime adds to the agent's own (`transfer_to_agent`), and what the model is offered of them. */
   readonly #added: ReadonlyMap<string, Tool<Arguments>>;
   readonly #ownDefinitions: readonly ModelToolDefinition[];
+  /** The labels and unpinned definitions of the agent's own tools and those added (made once). */
+  readonly #ownDescriptions: Descriptions;
   /** What each toolset returned last, and what was built from it. */
   readonly #built = new Map<Toolset, ToolsetResult>();
   #last: { readonly parts: readonly unknown[]; readonly offered: OfferedTools } | undefined;
@@ -77,11 +100,19 @@ export class ToolResolver {
       added.size === 0
         ? agent.toolDefinitions
         : [...agent.toolDefinitions, ...[...added].map(([name, each]) => toolDefinition(each, name))];
+    this.#ownDescriptions = describe([...agent.tools.values(), ...added.values()]);
   }
 
-  /** Whether the agent's tools are the same at every step (no toolsets, no workers). */
+  /**
+   * Whether the agent's tools are the same at every step (no toolsets, no workers) and offering
+   * them labels nothing (no definition of its own tools came from outside).
+   */
   get fixed(): boolean {
-    return this.#agent.toolsets.length === 0 && (this.#agent.workers.length === 0 || !this.#workers);
+    return (
+      this.#agent.toolsets.length === 0 &&
+      (this.#agent.workers.length === 0 || !this.#workers) &&
+      this.#ownDescriptions.labels.length === 0
+    );
   }
 
   /** The latest step's tools, if resolved in this process. */
@@ -96,14 +127,23 @@ export class ToolResolver {
       names: this.#ownDefinitions.map((each) => each.name),
       fromToolsets: new Map(),
       unavailable: [],
+      descriptionLabels: this.#ownDescriptions.labels,
+      unpinned: this.#ownDescriptions.unpinned,
     };
     return this.#current;
   }
 
-  /** The tools offered now, and the labels the toolsets took from state they read. */
-  async resolve(input: ResolveInput): Promise<{ offered: OfferedTools; labels: Label[] }> {
+  /**
+   * The tools offered now, and the labels the step takes with them: from state the toolsets read,
+   * and from the definitions offered (a definition an untrusted source wrote, not pinned, carries
+   * `outside`: the model reads it at this step).
+   */
+  async resolve(input: ResolveInput): Promise<ResolvedTools> {
     const agent = this.#agent;
     if (this.fixed) return { offered: this.fixedOffer(), labels: [] };
+    if (agent.toolsets.length === 0 && (agent.workers.length === 0 || !this.#workers)) {
+      return withDescriptions(this.fixedOffer(), [], input.labels);
+    }
     let labels: Label[] = [];
     const parts: unknown[] = [];
     const unavailable: { toolset: string; reason: string }[] = [];
@@ -130,12 +170,12 @@ export class ToolResolver {
     const last = this.#last;
     if (last && unavailable.length === 0 && sameParts(last.parts, parts)) {
       this.#current = last.offered;
-      return { offered: last.offered, labels };
+      return withDescriptions(last.offered, labels, input.labels);
     }
     const offered = this.#combine(results, workerTools, unavailable);
     this.#last = { parts, offered };
     this.#current = offered;
-    return { offered, labels };
+    return withDescriptions(offered, labels, input.labels);
   }
 
   /** The tool a call of `name` runs: local, from this step's toolsets, or offered by workers. */
@@ -212,6 +252,7 @@ export class ToolResolver {
     unavailable: { toolset: string; reason: string }[],
   ): OfferedTools {
     const definitions = [...this.#ownDefinitions];
+    const described: Tool<Arguments>[] = [];
     const fromToolsets = new Map<string, Tool<Arguments>>();
     for (const [index, result] of results.entries()) {
       for (const [name, each] of result.byName) {
@@ -228,15 +269,29 @@ export class ToolResolver {
     }
     for (const result of results) {
       for (const definition of result.definitions) {
-        if (fromToolsets.get(definition.name) === result.byName.get(definition.name)) definitions.push(definition);
+        const each = result.byName.get(definition.name);
+        if (each !== undefined && fromToolsets.get(definition.name) === each) {
+          definitions.push(definition);
+          described.push(each);
+        }
       }
     }
     for (const [name, each] of workerTools ?? []) {
       if (!fromToolsets.has(name) && !this.#agent.tools.has(name) && !this.#added.has(name)) {
         definitions.push(toolDefinition(each));
+        described.push(each);
       }
     }
-    return { definitions, names: definitions.map((each) => each.name), fromToolsets, unavailable };
+    // Made once per set of tools offered (not per step): the labels of every definition offered.
+    const descriptions = describe(described, this.#ownDescriptions);
+    return {
+      definitions,
+      names: definitions.map((each) => each.name),
+      fromToolsets,
+      unavailable,
+      descriptionLabels: descriptions.labels,
+      unpinned: descriptions.unpinned,
+    };
   }
 }
 
@@ -284,6 +339,45 @@ class StepContext implements ToolsetContext {
     this.#controller ??= new AbortController();
     this.#controller.abort(new Error('timed out'));
   }
+}
+
+/** The labels of a set of definitions, and those that carry them. */
+interface Descriptions {
+  readonly labels: readonly Label[];
+  readonly unpinned: readonly UnpinnedTool[];
+}
+
+const NO_DESCRIPTIONS: Descriptions = { labels: [], unpinned: [] };
+
+/** The labels the definitions of `tools` carry (added to `base`'s), and which definitions carry them. */
+function describe(tools: readonly Tool<Arguments>[], base: Descriptions = NO_DESCRIPTIONS): Descriptions {
+  let labels = base.labels;
+  let unpinned: UnpinnedTool[] | undefined;
+  for (const each of tools) {
+    const origin = descriptionOrigin(each);
+    if (origin === undefined || origin.labels.length === 0) continue;
+    labels = mergeLabels(labels, origin.labels);
+    unpinned ??= [...base.unpinned];
+    unpinned.push({
+      source: origin.source,
+      tool: origin.tool,
+      ...(origin.hash === undefined ? {} : { hash: origin.hash }),
+      ...(origin.changed ? { changed: true as const } : {}),
+    });
+  }
+  return unpinned === undefined ? base : { labels, unpinned };
+}
+
+/**
+ * What a step resolved to: `offered`, with the labels from state and those of its definitions;
+ * the unpinned definitions only when they bring a label the run (`carried`) did not have yet.
+ */
+function withDescriptions(offered: OfferedTools, read: Label[], carried: readonly Label[]): ResolvedTools {
+  const described = offered.descriptionLabels;
+  if (described.length === 0) return { offered, labels: read };
+  const labels = read.length === 0 ? [...described] : mergeLabels(read, described);
+  const brings = described.some((label) => !carried.includes(label));
+  return brings ? { offered, labels, unpinned: offered.unpinned } : { offered, labels };
 }
 
 function checkedTools(tools: unknown): readonly Tool<never>[] {

@@ -1,13 +1,23 @@
+import type { Toolset } from '@wardrik/core';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { ParkKind } from '../journal/records.js';
 import type { HookEvents, HookName, Hooks } from '../runtime/hooks.js';
+import { isUnpinnedDefinitionSource, type UnpinnedDefinitionSource } from '../toolsets/tool-pins.js';
 import { type CounterSeries, type HistogramSeries, SeriesCounter, SeriesHistogram } from './series-metrics.js';
 
-/** What {@link enableMetrics} reads of the runtime: its hooks, and how many parks are open when scraped. */
+/**
+ * What {@link enableMetrics} reads of the runtime: its hooks, how many parks are open when
+ * scraped, and the tool sources that say when they offer unpinned definitions (its agents' MCP
+ * toolsets, its worker hub).
+ */
 export interface MeteredRuntime {
   readonly hooks: Hooks;
   /** How many parks are open, by kind, counted by the store. */
   countOpenParks(): Promise<Readonly<Partial<Record<ParkKind, number>>>>;
+  /** The runtime's agents: their toolsets that say when they offer unpinned definitions are listened to. */
+  agents?(): readonly { readonly toolsets: readonly Toolset[] }[];
+  /** The worker hub, listened to the same way. */
+  readonly workers?: UnpinnedDefinitionSource;
 }
 
 /** How {@link enableMetrics} counts. */
@@ -179,6 +189,12 @@ export function enableMetrics(wardrik: MeteredRuntime, options: MetricsOptions =
     help: 'Workers connected to this node.',
     registers,
   });
+  const unpinnedDefinitions = new Counter({
+    name: 'wardrik_tool_definitions_unpinned_total',
+    help: 'Tool definitions from sources that are not trusted (MCP servers, workers) offered while not pinned (unpinned) or differing from their pin (changed), by source; each definition once per node.',
+    labelNames: ['source', 'state'],
+    registers,
+  });
   let streams: (() => number) | undefined;
   new Gauge({
     name: 'wardrik_event_streams_open',
@@ -264,6 +280,9 @@ export function enableMetrics(wardrik: MeteredRuntime, options: MetricsOptions =
   const stops = (Object.keys(listeners) as HookName[]).map((name) =>
     wardrik.hooks.on(name, listeners[name] as (event: HookEvents[typeof name]) => void),
   );
+  for (const source of unpinnedSources(wardrik)) {
+    stops.push(source.onUnpinned(({ source, state }) => unpinnedDefinitions.inc({ source, state })));
+  }
   return {
     registry,
     contentType: registry.contentType,
@@ -276,4 +295,14 @@ export function enableMetrics(wardrik: MeteredRuntime, options: MetricsOptions =
       stopped = true;
     },
   };
+}
+
+/** The tool sources of a runtime that say when they offer unpinned definitions, each once. */
+function unpinnedSources(wardrik: MeteredRuntime): Set<UnpinnedDefinitionSource> {
+  const sources = new Set<UnpinnedDefinitionSource>();
+  for (const agent of wardrik.agents?.() ?? []) {
+    for (const toolset of agent.toolsets) if (isUnpinnedDefinitionSource(toolset)) sources.add(toolset);
+  }
+  if (wardrik.workers && isUnpinnedDefinitionSource(wardrik.workers)) sources.add(wardrik.workers);
+  return sources;
 }

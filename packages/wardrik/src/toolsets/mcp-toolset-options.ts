@@ -1,4 +1,5 @@
 import { describeType, ToolDefinitionError } from '@wardrik/core';
+import { checkPins, type ToolPins } from './tool-pins.js';
 
 /** What every MCP toolset takes, whichever way it reaches its server. */
 export interface McpToolsetCommonOptions {
@@ -8,8 +9,21 @@ export interface McpToolsetCommonOptions {
    * `A–Z a–z 0–9 _ -`. Default `mcp`: give each toolset its own name when an agent has several.
    */
   readonly name?: string;
-  /** Whether answers go unlabelled. Default false: every answer carries `outside`. */
+  /**
+   * Whether the server is trusted: its answers and what it says of its tools go unlabelled.
+   * Default false: every answer carries `outside`, and so does every model step offered a tool
+   * whose definition is not pinned (see `pins`).
+   */
   readonly trusted?: boolean;
+  /**
+   * The tool definitions you reviewed, by the tool's name as the server lists it: the hash
+   * `wardrik listings` prints for each (`sha256:…` over the canonical JSON of its name, title,
+   * description, schemas and annotations). A definition whose hash is its pin is yours: offering
+   * it labels nothing. One not pinned, or that differs from its pin (the server changed it), is text
+   * from outside: a model step offered it carries `outside`, so that the run's calls that are not
+   * read-only wait for a person. Not for a `trusted` server.
+   */
+  readonly pins?: ToolPins;
   /**
    * How long a call may take (ms) unless the server lists its own `_meta['wardrik/timeout']` for
    * the tool. It becomes the tool's `timeout` annotation. Default 60,000.
@@ -71,16 +85,21 @@ export interface CheckedMcpToolsetOptions {
   /** The server as messages name it: its URL (without query) or its command line. */
   readonly serverDescription: string;
   readonly trusted: boolean;
+  /** The reviewed definitions' hashes, by tool name (none when trusted). */
+  readonly pins: ToolPins;
   readonly callTimeoutMs: number;
   readonly connectTimeoutMs: number;
   readonly reconnect: { readonly baseDelayMs: number; readonly maxDelayMs: number };
   readonly log: (message: string) => void;
+  /** Where warnings go (definitions offered unpinned): `log` if given, else `console.warn`. */
+  readonly warn: (message: string) => void;
 }
 
 const namePattern = /^[A-Za-z0-9_-]{1,32}$/;
 const known = [
   'name',
   'trusted',
+  'pins',
   'callTimeoutMs',
   'connectTimeoutMs',
   'reconnect',
@@ -122,6 +141,10 @@ export function checkMcpToolsetOptions(options: unknown): CheckedMcpToolsetOptio
   const server = checkServer(record, fail);
   const trusted = record.trusted ?? false;
   if (typeof trusted !== 'boolean') fail(`trusted must be a boolean, got ${describeType(trusted)}`);
+  if (trusted === true && record.pins !== undefined) {
+    fail('pins are for a server that is not trusted: trusted: true already trusts what it says of its tools');
+  }
+  const pins = checkPins(record.pins, 'pins', fail);
   const log = record.log ?? (() => {});
   if (typeof log !== 'function') fail(`log must be a function, got ${describeType(log)}`);
   const reconnect = record.reconnect ?? {};
@@ -135,6 +158,7 @@ export function checkMcpToolsetOptions(options: unknown): CheckedMcpToolsetOptio
     server,
     serverDescription: describeServer(server),
     trusted: trusted as boolean,
+    pins,
     callTimeoutMs: milliseconds(record.callTimeoutMs, 60_000, 'callTimeoutMs', fail),
     connectTimeoutMs: milliseconds(record.connectTimeoutMs, 30_000, 'connectTimeoutMs', fail),
     reconnect: {
@@ -142,6 +166,8 @@ export function checkMcpToolsetOptions(options: unknown): CheckedMcpToolsetOptio
       maxDelayMs: milliseconds(maxDelayMs, 30_000, 'reconnect.maxDelayMs', fail),
     },
     log: log as (message: string) => void,
+    warn:
+      record.log === undefined ? (message) => console.warn(`[wardrik] ${message}`) : (log as (message: string) => void),
   };
 }
 

@@ -2,6 +2,8 @@ import {
   type Answer,
   type Arguments,
   annotate,
+  type DescriptionOrigin,
+  describedBy,
   fromMcpTool,
   type Label,
   type McpTool,
@@ -42,6 +44,8 @@ export interface McpToolsetToolSpec {
   readonly server: string;
   /** Whether answers go unlabelled (else every answer carries `outside`). */
   readonly trusted: boolean;
+  /** Where its definition came from, and the labels a model step offered it carries (see `describedBy`). */
+  readonly origin: DescriptionOrigin;
   /** The call timeout (ms) when the server lists none of its own (`_meta['wardrik/timeout']`). */
   readonly callTimeoutMs: number;
   readonly run: (args: Arguments, context: ToolContext) => Promise<Answer>;
@@ -50,14 +54,16 @@ export interface McpToolsetToolSpec {
 /**
  * An MCP server's tool as the run sees it, by the rules worker tools follow: read-only only if the
  * server says so (and then also idempotent), destructive or open-world if it says so, labelled
- * `outside` unless trusted; its timeout is the server's own or the toolset's. Arguments are
+ * `outside` unless trusted, and marked with where its definition came from (`spec.origin`: the
+ * labels a model step offered it carries); its timeout is the server's own or the toolset's. Arguments are
  * checked against the server's input schema before `run`. Throws `ToolDefinitionError` if the
  * listing cannot make a tool.
  *
  * @example
  * ```ts
  * const read = buildMcpToolsetTool({ modelName: 'fs__read_file', listed, toolset: 'fs', server: 'npx …',
- *   trusted: false, callTimeoutMs: 60_000, run: (args, context) => callServer('read_file', args, context) })
+ *   trusted: false, origin: { source: 'mcp:fs', tool: 'read_file', labels: [OUTSIDE] }, callTimeoutMs: 60_000,
+ *   run: (args, context) => callServer('read_file', args, context) })
  * ```
  */
 export function buildMcpToolsetTool(spec: McpToolsetToolSpec): Tool<Arguments> {
@@ -77,5 +83,5 @@ export function buildMcpToolsetTool(spec: McpToolsetToolSpec): Tool<Arguments> {
     mcpName: listed.name,
     readOnly,
   };
-  return putPrivate(annotated, MCP_TOOLSET_TOOL, Object.freeze(info));
+  return describedBy(putPrivate(annotated, MCP_TOOLSET_TOOL, Object.freeze(info)), spec.origin);
 }

@@ -11,6 +11,7 @@ import {
 } from '@wardrik/core';
 import { backoffDelay } from '../runtime/backoff.js';
 import { onAbort } from '../runtime/on-abort.js';
+import { type ListedDefinition, reviewDefinition, type ToolListing, unpinnedOf } from './listed-definition.js';
 import { acceptMcpListing, rejectionReason } from './mcp-listing.js';
 import { McpServerConnection } from './mcp-server-connection.js';
 import { McpServerUnavailableError } from './mcp-server-unavailable.js';
@@ -23,14 +24,26 @@ import {
   type McpToolsetOptions,
 } from './mcp-toolset-options.js';
 import { buildMcpToolsetTool } from './mcp-toolset-tool.js';
+import {
+  type UnpinnedDefinition,
+  type UnpinnedDefinitionSource,
+  UnpinnedDefinitions,
+  unpinnedWarning,
+} from './tool-pins.js';
 
 /** A toolset offering an MCP server's tools (see `mcpToolset`). */
-export interface McpToolset extends Toolset {
+export interface McpToolset extends Toolset, UnpinnedDefinitionSource {
   /**
    * Connects and lists the server's tools now, rather than when a run first asks for them. Rejects
    * with `McpServerUnavailableError` (naming the server and why) if that fails.
    */
   connect(): Promise<void>;
+  /**
+   * The tools the server lists now (connecting if need be), as an operator reviews them: what the
+   * model is shown of each, the hash that pins it, and whether it is pinned. Rejects with
+   * `McpServerUnavailableError` if the server can't be reached.
+   */
+  listing(): Promise<ToolListing>;
   /** Ends the connection (and the server's process, for stdio). The toolset offers nothing after. */
   close(): Promise<void>;
 }
@@ -48,6 +61,12 @@ export interface McpToolset extends Toolset {
  *   progress is reported to the run; it times out after `callTimeoutMs`.
  * - Answers carry `outside` unless `trusted: true`. The server's annotations are its claims: each
  *   tool is marked with `MCP_TOOLSET_TOOL`, and policies gate it unless the server marks it read-only.
+ * - What the server says of its tools (names, titles, descriptions, schemas, annotations) is text
+ *   from outside too, unless `trusted: true` or pinned: each tool is marked (`describedBy`) with the
+ *   labels a model step offered it carries — `outside` for a definition whose hash is not its pin in
+ *   `pins` — so the run carries `outside` from the step whose model read it. Such definitions are
+ *   logged as a warning (once per hash), with the hash that would pin each, and told to
+ *   `onUnpinned` listeners (the metrics).
  * - A server that goes away is connected to again when the next step asks (after a failed try,
  *   with growing delays); meanwhile `tools()` rejects with `McpServerUnavailableError` naming the
  *   server and why, and the run leaves the toolset out of that step. A call in flight when the
@@ -103,6 +122,11 @@ class McpServerToolset implements McpToolset {
   #listed: string | undefined;
   /** The tools `#tools` holds (JSON of their listings), to keep the same array when they are the same. */
   #offered: string | undefined;
+  /** The tools offered, as an operator reviews them. */
+  #reviewed: readonly ListedDefinition[] = [];
+  readonly #unpinned = new UnpinnedDefinitions();
+  /** How its tools' definitions name their source: `mcp:NAME`. */
+  readonly #source: string;
   #relisting: Promise<void> | undefined;
   #relistAgain = false;
   /** The MCP tasks runs wait for, followed until they end. */
@@ -112,6 +136,7 @@ class McpServerToolset implements McpToolset {
     this.name = options.name;
     this.#options = options;
     this.#description = `MCP server ${options.name} (${options.serverDescription})`;
+    this.#source = `mcp:${options.name}`;
     this.#tasks = new McpTaskWatcher({
       toolset: options.name,
       server: `MCP server ${options.name}`,
@@ -142,6 +167,20 @@ class McpServerToolset implements McpToolset {
 
   async connect(): Promise<void> {
     await this.#ready({ waitForListing: true });
+  }
+
+  async listing(): Promise<ToolListing> {
+    await this.#ready({ waitForListing: true });
+    return {
+      source: this.#source,
+      server: this.#options.serverDescription,
+      trusted: this.#options.trusted,
+      tools: this.#reviewed,
+    };
+  }
+
+  onUnpinned(listener: (definition: UnpinnedDefinition) => void): () => void {
+    return this.#unpinned.onUnpinned(listener);
   }
 
   async close(): Promise<void> {
@@ -279,19 +318,24 @@ class McpServerToolset implements McpToolset {
     const rejected = [...accepted.rejected];
     const tools: Tool<never>[] = [];
     const offered: unknown[] = [];
+    const reviewed: ListedDefinition[] = [];
+    const { pins, trusted } = this.#options;
     for (const { modelName, listed: each, task } of accepted.tools) {
       try {
+        const review = reviewDefinition(each, { source: this.#source, pins, trusted });
         const built = buildMcpToolsetTool({
           modelName,
           listed: each,
           toolset: this.name,
           server: this.#options.serverDescription,
-          trusted: this.#options.trusted,
+          trusted,
+          origin: review.origin,
           callTimeoutMs: this.#options.callTimeoutMs,
           run: (args, context) => this.#call(each.name, args, context, built.annotations.timeout, task),
         });
         tools.push(built as Tool<never>);
         offered.push(each);
+        reviewed.push(review.reviewed);
       } catch (cause) {
         rejected.push({ name: each.name, reason: rejectionReason(cause) });
       }
@@ -303,6 +347,13 @@ class McpServerToolset implements McpToolset {
     if (key === this.#offered) return;
     this.#offered = key;
     this.#tools = Object.freeze(tools);
+    this.#reviewed = Object.freeze(reviewed);
+    const fresh = this.#unpinned.report(unpinnedOf(this.#source, reviewed));
+    if (fresh.length > 0) {
+      this.#options.warn(
+        unpinnedWarning(this.#description, `mcpToolset({ name: '${this.name}', pins: { … } })`, fresh),
+      );
+    }
   }
 
   async #call(

@@ -12,8 +12,19 @@ import {
 import type { WebSocket } from 'ws';
 import { can } from '../auth/permissions.js';
 import type { Principal } from '../auth/types.js';
+import { InvalidInputError } from '../errors.js';
 import { onAbort } from '../runtime/on-abort.js';
 import type { WorkerStore } from '../store/worker-store.js';
+import { type ListedDefinition, reviewDefinition, unpinnedOf } from '../toolsets/listed-definition.js';
+import { toolDefinitionHash } from '../toolsets/tool-definition-hash.js';
+import {
+  checkPins,
+  type ToolPins,
+  type UnpinnedDefinition,
+  type UnpinnedDefinitionSource,
+  UnpinnedDefinitions,
+  unpinnedWarning,
+} from '../toolsets/tool-pins.js';
 import { WORKER_PREFIX, workerModelName } from './model-name.js';
 import { RemoteWorker } from './remote-worker.js';
 import type { RoutedWorker } from './routed-worker.js';
@@ -26,8 +37,20 @@ export { WORKER_TOOL, type WorkerToolInfo } from './worker-tool.js';
 
 /** Settings of the hub. */
 export interface HubOptions {
-  /** Label worker answers `outside` unless true. Default false. */
+  /**
+   * Trust workers: their answers, and what they say of their tools, go unlabelled. Default false:
+   * answers carry `outside`, and so does every model step offered a worker tool whose definition is
+   * not pinned (see `pins`).
+   */
   readonly trustedWorkers?: boolean;
+  /**
+   * The worker tool definitions you reviewed, by the tool's name as workers list it: the hash
+   * `wardrik listings` prints for each (`sha256:…` over the canonical JSON of its name, title,
+   * description, schemas and annotations). Offering a worker tool whose definition has its pin's
+   * hash labels nothing; one not pinned, or that differs from its pin (a worker changed it), is text
+   * from outside: the model step offered it carries `outside`. Not with `trustedWorkers`.
+   */
+  readonly pins?: ToolPins;
   /** How long a call waits for some worker to offer its tool. Default 10 s. */
   readonly unavailableWaitMs?: number;
   /**
@@ -66,6 +89,11 @@ export type WorkerConnectionEvent =
 
 /** A connected worker as the API shows it. */
 export interface WorkerInfo {
+  /**
+   * The tools it offers as an operator reviews them: what the model is shown of each, the hash
+   * that pins it (`workers: { pins }`), and whether it is pinned, unpinned, changed (or trusted).
+   */
+  readonly definitions: readonly ListedDefinition[];
   readonly id: string;
   readonly principal: string;
   /** The node it is connected to (its calls from runs driven elsewhere go through the store to that node). */
@@ -102,7 +130,7 @@ export interface WorkerInfo {
  * await hub.leave()
  * ```
  */
-export class WorkerHub {
+export class WorkerHub implements UnpinnedDefinitionSource {
   readonly #connections = new Map<string, WorkerConnection>();
   #cluster: WorkerCluster | undefined;
   readonly #options: Required<Omit<HubOptions, 'log'>> & { log: (message: string) => void };
@@ -114,10 +142,22 @@ export class WorkerHub {
   readonly #offersCache = new Map<string, Offers>();
   /** Tools that could not be built for the model, by connection id and tool name, with why. */
   readonly #unbuilt = new Map<string, Map<string, string>>();
+  /** The hash of each listed definition, made once per listing. */
+  readonly #hashes = new WeakMap<McpTool, string>();
+  readonly #unpinned = new UnpinnedDefinitions();
 
   constructor(options: HubOptions = {}) {
+    const fail = (message: string): never => {
+      throw new InvalidInputError(message);
+    };
+    if (options.trustedWorkers === true && options.pins !== undefined) {
+      fail(
+        'workers.pins are for workers that are not trusted: trustedWorkers: true already trusts what they say of their tools',
+      );
+    }
     this.#options = {
       trustedWorkers: options.trustedWorkers ?? false,
+      pins: checkPins(options.pins, 'workers.pins', fail),
       unavailableWaitMs: options.unavailableWaitMs ?? 10_000,
       callTimeoutMs: options.callTimeoutMs ?? 300_000,
       maxCallMs: options.maxCallMs ?? 3_600_000,
@@ -155,6 +195,15 @@ export class WorkerHub {
     this.#tellConnection({ type: 'connected', worker: connection.id, principal: principal.name });
     await connection.start();
     return connection;
+  }
+
+  /**
+   * Calls `listener` for each worker tool definition offered to an agent while not pinned, or that
+   * changed since it was pinned (each once per hash; the metrics count them). Returns the function
+   * that stops it.
+   */
+  onUnpinned(listener: (definition: UnpinnedDefinition) => void): () => void {
+    return this.#unpinned.onUnpinned(listener);
   }
 
   /** Calls `listener` when a worker connects to this node or its connection ends. Returns the function that stops it. */
@@ -208,12 +257,18 @@ export class WorkerHub {
     return this.#workers().map((worker) => {
       const unbuilt = this.#unbuilt.get(worker.id) ?? new Map<string, string>();
       const offered = [...worker.modelNames].filter(([name]) => !unbuilt.has(name));
+      const source = `worker:${worker.principal.name}`;
+      const definitions = offered.flatMap(([name]) => {
+        const listed = worker.tools.get(name);
+        return listed ? [this.#review(source, listed).reviewed] : [];
+      });
       return {
         id: worker.id,
         principal: worker.principal.name,
         node: worker instanceof RemoteWorker ? worker.node.name : here,
         connectedAt: worker.connectedAt,
         tools: offered.map(([name]) => name),
+        definitions,
         modelNames: Object.fromEntries(offered),
         rejected: [...worker.rejected, ...[...unbuilt].map(([name, reason]) => ({ name, reason }))],
         inflight: worker.inflight,
@@ -317,14 +372,26 @@ export class WorkerHub {
 
   /**
    * Builds a worker tool, or leaves it out (logged, and shown in the connection's `rejected`) if it
-   * cannot be built: an exception here must never reach a run.
+   * cannot be built: an exception here must never reach a run. The tool is marked with where its
+   * definition came from (the winning worker's principal) and labelled `outside` unless pinned or
+   * trusted; an unpinned or changed definition is logged and told to `onUnpinned` listeners, once
+   * per hash.
    */
   #build(
     owner: RoutedWorker,
-    spec: Omit<Parameters<typeof buildWorkerTool>[0], 'trusted'>,
+    spec: Omit<Parameters<typeof buildWorkerTool>[0], 'trusted' | 'origin'>,
   ): Tool<Arguments> | undefined {
     try {
-      return buildWorkerTool({ ...spec, trusted: this.#options.trustedWorkers });
+      const source = `worker:${owner.principal.name}`;
+      const { reviewed, origin } = this.#review(source, spec.listed);
+      const built = buildWorkerTool({ ...spec, trusted: this.#options.trustedWorkers, origin });
+      const fresh = this.#unpinned.report(unpinnedOf(source, [reviewed]));
+      if (fresh.length > 0) {
+        this.#options.log(
+          unpinnedWarning(`worker ${owner.principal.name}`, 'createWardrik({ workers: { pins: { … } } })', fresh),
+        );
+      }
+      return built;
     } catch (cause) {
       const reason = `could not be offered to the model: ${cause instanceof Error ? cause.message : String(cause)}`;
       let unbuilt = this.#unbuilt.get(owner.id);
@@ -338,6 +405,21 @@ export class WorkerHub {
       }
       return undefined;
     }
+  }
+
+  /** A listed definition reviewed against the pins (its hash made once per listing). */
+  #review(source: string, listed: McpTool): ReturnType<typeof reviewDefinition> {
+    let hash = this.#hashes.get(listed);
+    if (hash === undefined) {
+      hash = toolDefinitionHash(listed);
+      this.#hashes.set(listed, hash);
+    }
+    return reviewDefinition(listed, {
+      source,
+      pins: this.#options.pins,
+      trusted: this.#options.trustedWorkers,
+      hash,
+    });
   }
 
   /**

@@ -2,6 +2,8 @@ import {
   type Annotations,
   type Answer,
   type Arguments,
+  type DescriptionOrigin,
+  describedBy,
   type McpTool,
   type McpToolAnnotations,
   OUTSIDE,
@@ -39,6 +41,11 @@ export interface WorkerToolSpec {
   /** Whether worker answers go unlabelled (else they carry `outside`). */
   readonly trusted: boolean;
   readonly standIn?: boolean;
+  /**
+   * Where the definition the model is given came from, and the labels a model step offered the
+   * tool carries (see `describedBy`). None for a stand-in, which no model is offered.
+   */
+  readonly origin?: DescriptionOrigin;
   readonly run: (args: Arguments, context: ToolContext) => Promise<Answer>;
 }
 
@@ -69,5 +76,6 @@ export function buildWorkerTool(spec: WorkerToolSpec): Tool<Arguments> {
     readOnlyEverywhere: annotations.readOnly === true,
     ...(spec.standIn ? { standIn: true } : {}),
   };
-  return putPrivate(built, WORKER_TOOL, info);
+  const marked = putPrivate(built, WORKER_TOOL, info);
+  return spec.origin ? describedBy(marked, spec.origin) : marked;
 }
