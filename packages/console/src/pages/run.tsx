@@ -473,7 +473,7 @@ function ReleaseLabels(props: { api: Api; id: string; labels: readonly string[];
                 )
               }
             />{' '}
-            {label}
+            <Shown text={label} />
           </label>
         ))}
       </fieldset>
