@@ -8,6 +8,7 @@ import { cancel } from './commands/cancel.js';
 import { chat } from './commands/chat.js';
 import { follow } from './commands/follow.js';
 import { init } from './commands/init.js';
+import { listings } from './commands/listings.js';
 import { memory } from './commands/memory.js';
 import { migrate } from './commands/migrate.js';
 import { parks } from './commands/parks.js';
@@ -37,6 +38,7 @@ export const COMMANDS: readonly Command[] = [
   release,
   agents,
   workers,
+  listings,
   artifacts,
   memory,
   tokens,

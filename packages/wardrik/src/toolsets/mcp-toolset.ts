@@ -33,6 +33,8 @@ import {
 
 /** A toolset offering an MCP server's tools (see `mcpToolset`). */
 export interface McpToolset extends Toolset, UnpinnedDefinitionSource {
+  /** Whether the server is trusted (`trusted: true`): its answers and definitions go unlabelled. */
+  readonly trusted: boolean;
   /**
    * Connects and lists the server's tools now, rather than when a run first asks for them. Rejects
    * with `McpServerUnavailableError` (naming the server and why) if that fails.
@@ -108,6 +110,7 @@ interface Down {
 
 class McpServerToolset implements McpToolset {
   readonly name: string;
+  readonly trusted: boolean;
   readonly #options: CheckedMcpToolsetOptions;
   /** How messages name the server. */
   readonly #description: string;
@@ -134,6 +137,7 @@ class McpServerToolset implements McpToolset {
 
   constructor(options: CheckedMcpToolsetOptions) {
     this.name = options.name;
+    this.trusted = options.trusted;
     this.#options = options;
     this.#description = `MCP server ${options.name} (${options.serverDescription})`;
     this.#source = `mcp:${options.name}`;
