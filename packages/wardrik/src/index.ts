@@ -183,6 +183,7 @@ export type {
   ArtifactScopeId,
   ArtifactStore,
   AuthStore,
+  ClaimOptions,
   FoundMemory,
   Lease,
   LeaseTerms,

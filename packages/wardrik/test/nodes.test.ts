@@ -8,6 +8,7 @@
 import { ok, park, tool } from '@wardrik/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  type ClaimOptions,
   createWardrik,
   defineAgent,
   type Lease,
@@ -345,9 +346,9 @@ describe('several nodes on one MemoryStore whose clock the test moves', () => {
         this.#check(terms.node);
         return super.renewLeases(terms);
       }
-      override async claimRuns(terms: LeaseTerms, limit: number) {
+      override async claimRuns(terms: LeaseTerms, limit: number, options?: ClaimOptions) {
         this.#check(terms.node);
-        return super.claimRuns(terms, limit);
+        return super.claimRuns(terms, limit, options);
       }
       override async claimRun(runId: string, terms: LeaseTerms) {
         this.#check(terms.node);

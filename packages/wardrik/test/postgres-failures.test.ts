@@ -201,7 +201,9 @@ describe('PostgresStore faults', () => {
     expect(failures).toHaveLength(1);
     expect(failures[0]).toBe(lost);
     await expect(store.getRun('r1')).rejects.toThrow(/failed and must be reopened/);
-    await expect(store.claimRun('r1', { node: 'a', leaseMs: 1_000 })).rejects.toSatisfy(StoreError.isInstance);
+    await expect(store.claimRun('r1', { node: 'a', incarnation: 'a1', leaseMs: 1_000 })).rejects.toSatisfy(
+      StoreError.isInstance,
+    );
 
     // The server comes back; a new store (the restarted node) has what was committed.
     proxy.up();

@@ -10,8 +10,8 @@ import type { PostgresStore, PostgresStoreOptions } from '../src/store/postgres/
 import type { Lease, RunRow } from '../src/store/store.js';
 import { dropTestSchema, openPostgresTestStore, TEST_DATABASE_URL } from './store-factories.js';
 
-const A = { node: 'node-a', leaseMs: 60_000 };
-const B = { node: 'node-b', leaseMs: 60_000 };
+const A = { node: 'node-a', incarnation: 'a1', leaseMs: 60_000 };
+const B = { node: 'node-b', incarnation: 'b1', leaseMs: 60_000 };
 
 const opened: { close(): Promise<unknown> }[] = [];
 afterEach(async () => {

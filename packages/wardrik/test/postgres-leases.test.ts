@@ -59,7 +59,7 @@ async function freeRuns(store: PostgresStore, count: number): Promise<string[]> 
 /** The real clock (tests below make Date.now run ahead or behind). */
 const realNow = Date.now;
 
-const terms = (node: string, leaseMs = 60_000): LeaseTerms => ({ node, leaseMs });
+const terms = (node: string, leaseMs = 60_000): LeaseTerms => ({ node, incarnation: `${node}-1`, leaseMs });
 
 describe('PostgresStore leases across nodes', () => {
   it('two nodes claiming the same runs at once never both get one', async () => {

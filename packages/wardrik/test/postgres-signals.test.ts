@@ -49,7 +49,7 @@ function heard(store: PostgresStore): RunSignal[] {
 const has = (signals: readonly RunSignal[], type: RunSignal['type'], runId: string) =>
   signals.some((signal) => signal.type === type && signal.runId === runId);
 
-const A = { node: 'node-a', leaseMs: 60_000 };
+const A = { node: 'node-a', incarnation: 'a1', leaseMs: 60_000 };
 
 describe('PostgresStore signals', () => {
   it('requested, claimable and appended (a run parked or ended) reach another node; a store hears its own once', async () => {

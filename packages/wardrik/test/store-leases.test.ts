@@ -10,8 +10,8 @@ import type { Lease, RunRow, RunSignal, Store } from '../src/store/store.js';
 import { until } from './helpers.js';
 import { storeFactories } from './store-factories.js';
 
-const A = { node: 'node-a', leaseMs: 60_000 };
-const B = { node: 'node-b', leaseMs: 60_000 };
+const A = { node: 'node-a', incarnation: 'a1', leaseMs: 60_000 };
+const B = { node: 'node-b', incarnation: 'b1', leaseMs: 60_000 };
 
 function row(id: string, status: RunRow['status'] = 'running'): RunRow {
   return { id, agent: 'support', principal: 'alice', status, createdAt: 1, updatedAt: 1, measures: {}, labels: [] };
@@ -80,7 +80,7 @@ describe.each(storeFactories)('$name: leases and requests', ({ open, leasesExpir
   });
 
   it.runIf(!leasesExpire)('a lease of a one-process store is held until released, however long', async () => {
-    const short = { node: 'node-a', leaseMs: 1 };
+    const short = { node: 'node-a', incarnation: 'a1', leaseMs: 1 };
     const lease = await createRun('r1', short);
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(await store.claimRun('r1', B)).toBeUndefined();
@@ -93,7 +93,7 @@ describe.each(storeFactories)('$name: leases and requests', ({ open, leasesExpir
     'a lease that expires is taken over by another node; the old holder renews nothing and cannot write',
     async () => {
       // Long enough that a busy machine can't let it expire between the claim and the renewal.
-      const short = { node: 'node-a', leaseMs: 1_000 };
+      const short = { node: 'node-a', incarnation: 'a1', leaseMs: 1_000 };
       const lease = await createRun('r1', short);
       expect(await store.renewLeases(short)).toEqual(new Set(['r1']));
       let taken: Lease | undefined;
@@ -133,8 +133,8 @@ describe.each(storeFactories)('$name: leases and requests', ({ open, leasesExpir
       { durable: true },
     );
     await store.releaseLease(other as Lease);
-    expect((await store.claimRuns(B, 10, ['billing'])).map((lease) => lease.runId)).toEqual(['r2']);
-    expect(await store.claimRuns(B, 10, ['shipping'])).toEqual([]);
+    expect((await store.claimRuns(B, 10, { agents: ['billing'] })).map((lease) => lease.runId)).toEqual(['r2']);
+    expect(await store.claimRuns(B, 10, { agents: ['shipping'] })).toEqual([]);
     expect((await store.claimRuns(B, 10)).map((lease) => lease.runId)).toEqual(['r1']);
   });
 

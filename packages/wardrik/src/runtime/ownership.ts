@@ -13,7 +13,7 @@ export interface OwnershipHooks {
  *
  * @example
  * ```ts
- * const ownership = new Ownership(store, { node: 'node-a', leaseMs: 5_000 }, { lost: stopDriving, failed })
+ * const ownership = new Ownership(store, { node: 'node-a', incarnation: randomUUID(), leaseMs: 5_000 }, { lost: stopDriving })
  * const lease = await ownership.claim(runId)       // undefined: another node holds the run
  * ownership.start()                                // renew every leaseMs / 3
  * await ownership.release(lease)
@@ -29,6 +29,8 @@ export class Ownership {
   readonly #releasing = new Map<string, Promise<void>>();
   #timer: NodeJS.Timeout | undefined;
   #renewing = false;
+  /** Whether a claim took the runs a predecessor of this node left held (done once, as it starts). */
+  #tookPredecessors = false;
   /** When a renewal last succeeded (ms): past a lease without one, nothing held can be counted on. */
   #renewedAt = Date.now();
 
@@ -46,12 +48,18 @@ export class Ownership {
     return lease;
   }
 
-  /** Takes up to `limit` runs of `agents` that need driving and nobody holds. */
+  /**
+   * Takes up to `limit` runs of `agents` that need driving and nobody holds. The first time, also
+   * the runs a predecessor of this node (the same name, before a restart) still holds: they are
+   * taken over at once rather than after their leases expire.
+   */
   async claimMany(limit: number, agents: readonly string[]): Promise<Lease[]> {
     if (limit <= 0 || agents.length === 0) return [];
     // A run whose lease this node is giving up is claimable once that is done: find it in this pass.
     await Promise.all(this.#releasing.values());
-    const leases = await this.#store.claimRuns(this.terms, limit, agents);
+    const predecessors = !this.#tookPredecessors;
+    const leases = await this.#store.claimRuns(this.terms, limit, { agents, predecessors });
+    this.#tookPredecessors = true;
     for (const lease of leases) this.#hold(lease);
     return leases;
   }

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { addMeasures, describeReason, type Label, type Measures, mergeLabels } from '@wardrik/core';
 import { type Agent, checkBudget } from '../agent.js';
@@ -312,7 +312,7 @@ export class Wardrik {
     const node = options.node ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
     this.#ownership = new Ownership(
       options.store,
-      { node, leaseMs },
+      { node, incarnation: randomUUID(), leaseMs },
       {
         lost: (runIds) => {
           for (const runId of runIds) this.#lose(runId);

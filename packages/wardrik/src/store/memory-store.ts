@@ -50,6 +50,7 @@ import type {
 } from './session-store.js';
 import type {
   Allowance,
+  ClaimOptions,
   Lease,
   LeaseTerms,
   ParkAnswerWrite,
@@ -338,13 +339,14 @@ export class MemoryStore implements Store {
     return this.leases.claim(runId, terms);
   }
 
-  async claimRuns(terms: LeaseTerms, limit: number, agents?: readonly string[]): Promise<Lease[]> {
+  async claimRuns(terms: LeaseTerms, limit: number, options: ClaimOptions = {}): Promise<Lease[]> {
     this.checkUsable();
+    const { agents, predecessors } = options;
     const claimed: Lease[] = [];
     for (const row of this.runs.values()) {
       if (claimed.length >= limit) break;
       if (agents && !agents.includes(row.agent)) continue;
-      if (!this.needsDriving(row) || !this.leases.isFree(row.id)) continue;
+      if (!this.needsDriving(row) || !this.leases.isClaimable(row.id, terms, predecessors)) continue;
       const lease = this.leases.claim(row.id, terms);
       if (lease) claimed.push(lease);
     }

@@ -3,6 +3,7 @@ import type { Lease, LeaseTerms, RunSignal } from './run-store.js';
 
 interface Held {
   readonly node: string;
+  readonly incarnation: string;
   readonly epoch: number;
   expiresAt: number;
 }
@@ -51,31 +52,38 @@ export class ProcessLeases {
     const now = this.#now();
     if (held && this.#alive(held, now)) {
       if (held.node !== terms.node) return undefined;
-      held.expiresAt = now + terms.leaseMs;
-      return { runId, node: held.node, epoch: held.epoch };
+      if (held.incarnation === terms.incarnation) {
+        held.expiresAt = now + terms.leaseMs;
+        return { runId, node: held.node, epoch: held.epoch };
+      }
+      // A predecessor of this node (same name, another life) holds it: taken over, next epoch.
     }
     const epoch = (this.#epochs.get(runId) ?? 0) + 1;
     this.#epochs.set(runId, epoch);
-    this.#held.set(runId, { node: terms.node, epoch, expiresAt: now + terms.leaseMs });
+    this.#held.set(runId, { node: terms.node, incarnation: terms.incarnation, epoch, expiresAt: now + terms.leaseMs });
     return { runId, node: terms.node, epoch };
   }
 
-  /** Whether nobody holds the run now (never claimed, released, or expired). */
-  isFree(runId: string): boolean {
+  /**
+   * Whether `claimRuns` may take the run for `terms`: nobody holds it now (never claimed,
+   * released, or expired), or, with `predecessors`, a predecessor of the node holds it.
+   */
+  isClaimable(runId: string, terms: LeaseTerms, predecessors = false): boolean {
     const held = this.#held.get(runId);
-    return held === undefined || !this.#alive(held, this.#now());
+    if (held === undefined || !this.#alive(held, this.#now())) return true;
+    return predecessors && held.node === terms.node && held.incarnation !== terms.incarnation;
   }
 
   #alive(held: Held, now: number): boolean {
     return !this.#expire || held.expiresAt > now;
   }
 
-  /** Extends every lease `terms.node` holds that has not expired; returns those runs. */
+  /** Extends every lease this incarnation of `terms.node` holds that has not expired; returns those runs. */
   renew(terms: LeaseTerms): Set<string> {
     const now = this.#now();
     const kept = new Set<string>();
     for (const [runId, held] of this.#held) {
-      if (held.node !== terms.node || !this.#alive(held, now)) continue;
+      if (held.node !== terms.node || held.incarnation !== terms.incarnation || !this.#alive(held, now)) continue;
       held.expiresAt = now + terms.leaseMs;
       kept.add(runId);
     }

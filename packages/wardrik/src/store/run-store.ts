@@ -16,7 +16,25 @@ export interface Lease {
 /** Who asks for leases, and how long a lease lasts unless renewed. */
 export interface LeaseTerms {
   readonly node: string;
+  /**
+   * This process's life as `node`: new at every start. Leases are held, renewed and kept by the
+   * incarnation, not the name, so a node restarted under its old name never renews (nor writes
+   * under) the leases its dead predecessor held: it takes those runs over, with the next epoch.
+   */
+  readonly incarnation: string;
   readonly leaseMs: number;
+}
+
+/** How `claimRuns` looks for runs. */
+export interface ClaimOptions {
+  /** Only runs of these agents (a node takes only what it can drive). */
+  readonly agents?: readonly string[];
+  /**
+   * Also take, at once, the runs whose live leases a predecessor of this node (the same name,
+   * another incarnation) holds: a node does this as it starts. Otherwise they are taken once
+   * their leases expire.
+   */
+  readonly predecessors?: boolean;
 }
 
 /** A person's answer sent while another node held the park's run: its holder journals it. */
@@ -89,20 +107,22 @@ export interface RunStore {
 
   /**
    * Takes run `runId` for `terms.node` if nobody holds it (never claimed, released, or its lease
-   * expired by the store's clock) — with the next epoch — or returns the lease `terms.node` holds
-   * already. Undefined if another node holds it. Works for a run with no row yet: its node claims
-   * it before writing its first record.
+   * expired by the store's clock) or a predecessor of this node holds it (same name, another
+   * incarnation) — with the next epoch — or returns the lease this incarnation holds already.
+   * Undefined if another node holds it. Works for a run with no row yet: its node claims it
+   * before writing its first record.
    */
   claimRun(runId: string, terms: LeaseTerms): Promise<Lease | undefined>;
   /**
    * Takes up to `limit` runs that need driving and nobody holds — `running` runs, and parked runs
-   * with a request waiting — each with the next epoch; only runs of `agents` when given (a node
-   * takes only what it can drive). A run is claimed by one node only, however many ask at once.
+   * with a request waiting — each with the next epoch (see `ClaimOptions`). A run is claimed by
+   * one node only, however many ask at once.
    */
-  claimRuns(terms: LeaseTerms, limit: number, agents?: readonly string[]): Promise<Lease[]>;
+  claimRuns(terms: LeaseTerms, limit: number, options?: ClaimOptions): Promise<Lease[]>;
   /**
-   * Extends every lease `terms.node` holds by `terms.leaseMs` (one statement, however many runs).
-   * Returns the runs it still holds: a lease that expired, or was taken over, is not renewed.
+   * Extends every live lease this incarnation of `terms.node` holds by `terms.leaseMs` (one
+   * statement, however many runs). Returns the runs it still holds: a lease that expired, was
+   * taken over, or belongs to another incarnation of the node is not renewed.
    */
   renewLeases(terms: LeaseTerms): Promise<ReadonlySet<string>>;
   /** Gives a lease up (the run parked or ended, or the node stops), if it is still the run's lease. */

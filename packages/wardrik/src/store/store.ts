@@ -128,7 +128,15 @@ export interface Store extends RunStore, AuthStore, WorkerStore, SessionStore, M
 export type { ArtifactSave, ArtifactScopeId, ArtifactStore } from './artifact-store.js';
 export type { AuthStore } from './auth-store.js';
 export type { FoundMemory, MemoryFilter, MemoryIndex, MemoryQuery, StoredMemory } from './memory-index.js';
-export type { Lease, LeaseTerms, PendingAnswer, RunRequests, RunSignal, RunStore } from './run-store.js';
+export type {
+  ClaimOptions,
+  Lease,
+  LeaseTerms,
+  PendingAnswer,
+  RunRequests,
+  RunSignal,
+  RunStore,
+} from './run-store.js';
 export type {
   ScopedStateWrite,
   SessionFilter,

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Lease, LeaseTerms } from '../run-store.js';
+import type { ClaimOptions, Lease, LeaseTerms } from '../run-store.js';
 import type { SignalTarget } from './batch-write.js';
 
 /*
@@ -19,15 +19,19 @@ const NEEDS_DRIVING = `
 `;
 
 /**
- * Takes the run if its lease is free (no row, released, or expired) with the next epoch, or
- * renews the lease the node holds already (same epoch). No row if another node holds it.
+ * Takes the run if its lease is free (no row, released, or expired) or a predecessor of the node
+ * holds it (same name, another incarnation), with the next epoch; or renews the lease this
+ * incarnation holds already (same epoch). No row if another node holds it.
  */
 const CLAIM_RUN = `
-  INSERT INTO leases AS l (run_id, node, epoch, expires_at)
-  VALUES ($1, $2, 1, now() + $3::double precision * interval '1 millisecond')
+  INSERT INTO leases AS l (run_id, node, incarnation, epoch, expires_at)
+  VALUES ($1, $2, $4, 1, now() + $3::double precision * interval '1 millisecond')
   ON CONFLICT (run_id) DO UPDATE
     SET node = excluded.node,
-        epoch = CASE WHEN l.node = excluded.node AND l.expires_at > now() THEN l.epoch ELSE l.epoch + 1 END,
+        incarnation = excluded.incarnation,
+        epoch = CASE
+          WHEN l.node = excluded.node AND l.incarnation = excluded.incarnation AND l.expires_at > now() THEN l.epoch
+          ELSE l.epoch + 1 END,
         expires_at = excluded.expires_at
     WHERE l.node IS NULL OR l.expires_at <= now() OR l.node = excluded.node
   RETURNING l.epoch
@@ -41,25 +45,30 @@ const CLAIM_RUN = `
 const CLAIM_RUNS = `
   WITH free AS (
     SELECT l.run_id FROM leases l
-    WHERE l.run_id IN (${NEEDS_DRIVING}) AND (l.node IS NULL OR l.expires_at <= now())
+    WHERE l.run_id IN (${NEEDS_DRIVING})
+      AND (l.node IS NULL OR l.expires_at <= now()
+           OR ($6 AND l.node = $1 AND l.incarnation IS DISTINCT FROM $5))
       AND ($4::text[] IS NULL OR l.run_id IN (SELECT id FROM runs WHERE agent = ANY($4::text[])))
     ORDER BY l.expires_at, l.run_id
     LIMIT $2
     FOR UPDATE SKIP LOCKED
   )
-  UPDATE leases l SET node = $1, epoch = l.epoch + 1, expires_at = now() + $3::double precision * interval '1 millisecond'
+  UPDATE leases l SET node = $1, incarnation = $5, epoch = l.epoch + 1,
+    expires_at = now() + $3::double precision * interval '1 millisecond'
   FROM free WHERE l.run_id = free.run_id
   RETURNING l.run_id, l.epoch
 `;
 
 /**
- * Extends every live lease of a node: one statement however many runs. The rows are locked in run
- * order first, the order a batch write locks them in, so a renewal and a write never deadlock.
+ * Extends every live lease of this incarnation of a node (never its predecessor's, held under the
+ * same name): one statement however many runs. The rows are locked in run order first, the order
+ * a batch write locks them in, so a renewal and a write never deadlock.
  */
 const RENEW_LEASES = `
   UPDATE leases SET expires_at = now() + $2::double precision * interval '1 millisecond'
   WHERE run_id IN (
-    SELECT run_id FROM leases WHERE node = $1 AND expires_at > now() ORDER BY run_id FOR UPDATE
+    SELECT run_id FROM leases WHERE node = $1 AND incarnation = $3 AND expires_at > now()
+    ORDER BY run_id FOR UPDATE
   )
   RETURNING run_id
 `;
@@ -81,25 +90,26 @@ const RELEASE_LEASE = `
 /** Takes `runId` for `terms.node` (see `RunStore.claimRun`); works for a run with no row yet. */
 export async function claimRun(client: pg.ClientBase, runId: string, terms: LeaseTerms): Promise<Lease | undefined> {
   const { rows } = await client.query<{ epoch: number }>({
-    name: 'wardrik_claim_run_v1',
+    name: 'wardrik_claim_run_v2',
     text: CLAIM_RUN,
-    values: [runId, terms.node, terms.leaseMs],
+    values: [runId, terms.node, terms.leaseMs, terms.incarnation],
   });
   const row = rows[0];
   return row === undefined ? undefined : { runId, node: terms.node, epoch: row.epoch };
 }
 
-/** Takes up to `limit` runs that need driving and nobody holds, of `agents` if given (see `RunStore.claimRuns`). */
+/** Takes up to `limit` runs that need driving and nobody holds (see `RunStore.claimRuns`). */
 export async function claimRuns(
   client: pg.ClientBase,
   terms: LeaseTerms,
   limit: number,
-  agents?: readonly string[],
+  options: ClaimOptions,
 ): Promise<Lease[]> {
+  const { agents, predecessors = false } = options;
   const { rows } = await client.query<{ run_id: string; epoch: number }>({
-    name: 'wardrik_claim_runs_v2',
+    name: 'wardrik_claim_runs_v3',
     text: CLAIM_RUNS,
-    values: [terms.node, limit, terms.leaseMs, agents ? [...agents] : null],
+    values: [terms.node, limit, terms.leaseMs, agents ? [...agents] : null, terms.incarnation, predecessors],
   });
   return rows.map((row) => ({ runId: row.run_id, node: terms.node, epoch: row.epoch }));
 }
@@ -107,9 +117,9 @@ export async function claimRuns(
 /** Extends the node's live leases; returns the runs it still holds. */
 export async function renewLeases(client: pg.ClientBase, terms: LeaseTerms): Promise<Set<string>> {
   const { rows } = await client.query<{ run_id: string }>({
-    name: 'wardrik_renew_leases_v1',
+    name: 'wardrik_renew_leases_v2',
     text: RENEW_LEASES,
-    values: [terms.node, terms.leaseMs],
+    values: [terms.node, terms.leaseMs, terms.incarnation],
   });
   return new Set(rows.map((row) => row.run_id));
 }

@@ -263,6 +263,16 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX parks_status_kind ON parks (status, kind);
     `,
   },
+  {
+    version: 8,
+    name: 'leases held by an incarnation',
+    sql: `
+      -- Which life of its node holds a lease: a node restarted under its old name must neither
+      -- renew nor write under its dead predecessor's leases (it takes those runs over instead).
+      -- Null on rows written before: no incarnation running now holds them.
+      ALTER TABLE leases ADD COLUMN incarnation text;
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

@@ -21,6 +21,7 @@ import type {
 } from '../session-store.js';
 import type {
   Allowance,
+  ClaimOptions,
   Lease,
   LeaseTerms,
   ParkAnswerWrite,
@@ -113,6 +114,9 @@ function checkTtl(ttlMs: number): void {
 
 function checkTerms(terms: LeaseTerms): void {
   if (typeof terms.node !== 'string' || terms.node === '') throw new StoreError('a lease needs a node name');
+  if (typeof terms.incarnation !== 'string' || terms.incarnation === '') {
+    throw new StoreError('a lease needs the incarnation of its node');
+  }
   if (!Number.isFinite(terms.leaseMs) || terms.leaseMs <= 0) {
     throw new StoreError(`leaseMs must be a positive number of ms, got ${String(terms.leaseMs)}`);
   }
@@ -314,7 +318,7 @@ export class PostgresStore implements Store {
     return this.#call(`claiming run ${runId}`, (client) => leases.claimRun(client, runId, terms), { retry: true });
   }
 
-  async claimRuns(terms: LeaseTerms, limit: number, agents?: readonly string[]): Promise<Lease[]> {
+  async claimRuns(terms: LeaseTerms, limit: number, options: ClaimOptions = {}): Promise<Lease[]> {
     checkTerms(terms);
     if (!Number.isSafeInteger(limit) || limit < 0) {
       throw new InvalidInputError(`limit must be a non-negative integer, got ${String(limit)}`);
@@ -324,7 +328,7 @@ export class PostgresStore implements Store {
       return [];
     }
     // Not tried again after a dropped connection: the runs it took may be held without being known.
-    return this.#call('claiming runs', (client) => leases.claimRuns(client, terms, limit, agents), { retry: false });
+    return this.#call('claiming runs', (client) => leases.claimRuns(client, terms, limit, options), { retry: false });
   }
 
   async renewLeases(terms: LeaseTerms): Promise<ReadonlySet<string>> {

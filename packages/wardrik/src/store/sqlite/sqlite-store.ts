@@ -48,6 +48,7 @@ import type {
 } from '../session-store.js';
 import type {
   Allowance,
+  ClaimOptions,
   Lease,
   LeaseTerms,
   ParkAnswerWrite,
@@ -308,13 +309,14 @@ export class SqliteStore implements Store {
     return this.leases.claim(runId, terms);
   }
 
-  async claimRuns(terms: LeaseTerms, limit: number, agents?: readonly string[]): Promise<Lease[]> {
+  async claimRuns(terms: LeaseTerms, limit: number, options: ClaimOptions = {}): Promise<Lease[]> {
+    const { agents, predecessors } = options;
     const ids = await this.read('finding runs to drive', (statements) => statements.runsToDrive.all());
     const claimed: Lease[] = [];
     for (const { id, agent } of ids) {
       if (claimed.length >= limit) break;
       if (agents && !agents.includes(agent)) continue;
-      if (!this.leases.isFree(id)) continue;
+      if (!this.leases.isClaimable(id, terms, predecessors)) continue;
       const lease = this.leases.claim(id, terms);
       if (lease) claimed.push(lease);
     }
