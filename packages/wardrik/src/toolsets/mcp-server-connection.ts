@@ -29,7 +29,7 @@ export interface ConnectionOptions {
   readonly description: string;
   /** How long connecting (and each listing) may take (ms). */
   readonly timeoutMs: number;
-  /** Aborted when the toolset closes: connecting and listing stop. */
+  /** Aborted when the toolset closes: connecting and listing stop, and a stdio server is stopped at once. */
   readonly signal: AbortSignal;
   /** The server said its tools changed (`notifications/tools/list_changed`). */
   readonly onToolsChanged: () => void;
@@ -82,7 +82,7 @@ export class McpServerConnection {
    * with what it wrote to stderr).
    */
   static async open(options: ConnectionOptions): Promise<McpServerConnection> {
-    const server = createServerTransport(options.server);
+    const server = createServerTransport(options.server, options.signal);
     const client = new Client({ name: 'wardrik', version: '0.1.0' }, { capabilities: {} });
     const connection = new McpServerConnection(client, server, options);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
@@ -232,12 +232,17 @@ export class McpServerConnection {
       });
   }
 
-  /** Ends the connection (the child process with it). Calls in flight are rejected. Never throws. */
+  /**
+   * Ends the connection, and resolves once the child process (stdio) has exited: see
+   * `McpStdioTransport`. Calls in flight are rejected. Never throws.
+   */
   async close(): Promise<void> {
     this.#ended ??= 'closed';
     this.#open = false;
     await this.#server.terminate().catch(() => {});
     await this.#client.close().catch(() => {});
+    // The SDK closes its transport once; a second close (after a failed connect) must wait too.
+    await this.#server.stop().catch(() => {});
   }
 
   /** `what` happened to the server, because of `cause`, with what its stderr last said. */

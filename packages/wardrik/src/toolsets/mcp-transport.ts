@@ -1,10 +1,7 @@
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { McpStdioTransport } from './mcp-stdio-transport.js';
 import type { McpServerSpec } from './mcp-toolset-options.js';
-
-/** How much of a child's stderr is kept, to say why it failed. */
-const STDERR_TAIL_CHARACTERS = 1_000;
 
 /** An SDK transport to one server, and what it can tell about the server's end. */
 export interface ServerTransport {
@@ -15,13 +12,16 @@ export interface ServerTransport {
   readonly stderrTail: () => string;
   /** Ends the HTTP session politely (best effort); nothing for stdio. */
   readonly terminate: () => Promise<void>;
+  /** Stops the server's process (stdio) and resolves once it has exited; nothing for HTTP. */
+  readonly stop: () => Promise<void>;
 }
 
 /**
  * A fresh SDK transport for `server`: Streamable HTTP with the given headers, or a child process
- * whose stderr is collected (its last lines explain a failed start or an exit).
+ * whose stderr is collected (its last lines explain a failed start or an exit), stopped at once
+ * when `signal` aborts (see `McpStdioTransport`).
  */
-export function createServerTransport(server: McpServerSpec): ServerTransport {
+export function createServerTransport(server: McpServerSpec, signal: AbortSignal): ServerTransport {
   if (server.type === 'http') {
     const transport = new StreamableHTTPClientTransport(server.url, {
       requestInit: { headers: { ...server.headers } },
@@ -39,23 +39,21 @@ export function createServerTransport(server: McpServerSpec): ServerTransport {
       terminate: async () => {
         if (transport.sessionId !== undefined) await transport.terminateSession();
       },
+      stop: async () => {},
     };
   }
-  const transport = new StdioClientTransport({
+  const transport = new McpStdioTransport({
     command: server.command,
-    args: [...server.args],
-    ...(server.env === undefined ? {} : { env: { ...server.env } }),
+    args: server.args,
+    ...(server.env === undefined ? {} : { env: server.env }),
     ...(server.cwd === undefined ? {} : { cwd: server.cwd }),
-    stderr: 'pipe',
-  });
-  let tail = '';
-  transport.stderr?.on('data', (chunk: Buffer | string) => {
-    tail = (tail + chunk.toString()).slice(-STDERR_TAIL_CHARACTERS);
+    signal,
   });
   return {
     transport,
-    pid: () => transport.pid ?? undefined,
-    stderrTail: () => tail.trim(),
+    pid: () => transport.pid,
+    stderrTail: () => transport.stderrTail,
     terminate: async () => {},
+    stop: () => transport.close(),
   };
 }
