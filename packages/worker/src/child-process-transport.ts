@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { signalChildProcess, type TrackedChildProcess, trackChildProcess } from './child-processes.js';
 import { parseFrame } from './frame.js';
 
 /** How to start a stdio MCP server as a child process. */
@@ -32,6 +33,12 @@ export interface ChildExit {
  * environment it is given, and hands messages on exactly as the child wrote them. Lines on stdout
  * that are not JSON-RPC messages are reported to `onerror` and dropped.
  *
+ * The child never outlives it: on POSIX it runs in a process group of its own, which `close()` and
+ * `kill()` signal as a whole (so what the server started goes too: `npx` runs the server as its
+ * child); and until it has exited it is killed (SIGKILL) when this process exits, or on SIGINT,
+ * SIGTERM or SIGHUP that nothing else handles. If this process is killed with SIGKILL, nothing can
+ * run: the child's stdin closes, and a server that exits on end of input ends with it.
+ *
  * @example
  * ```ts
  * const child = new ChildProcessTransport({ command: 'node', args: ['server.mjs'] })
@@ -51,6 +58,10 @@ export class ChildProcessTransport implements Transport {
 
   readonly #options: ChildProcessTransportOptions;
   #process: ChildProcess | undefined;
+  /** The child as the list of children to stop at exit knows it (a process group on POSIX). */
+  #tracked: TrackedChildProcess | undefined;
+  #untrack: () => void = () => {};
+  #stopping: Promise<void> | undefined;
   #resolveExited!: (exit: ChildExit) => void;
   #hasExited = false;
   #decoder = new StringDecoder('utf8');
@@ -73,8 +84,14 @@ export class ChildProcessTransport implements Transport {
   start(): Promise<void> {
     if (this.#process) return Promise.reject(new Error('ChildProcessTransport already started'));
     const { command, args = [], env = process.env, cwd } = this.#options;
-    const child = spawn(command, [...args], { env, cwd, stdio: ['pipe', 'pipe', 'inherit'] });
+    const group = process.platform !== 'win32';
+    // detached: a new process group (and session) led by the child, so that it is signalled as a whole.
+    const child = spawn(command, [...args], { env, cwd, stdio: ['pipe', 'pipe', 'inherit'], detached: group });
     this.#process = child;
+    if (child.pid !== undefined) {
+      this.#tracked = { pid: child.pid, group };
+      this.#untrack = trackChildProcess(this.#tracked);
+    }
     child.stdout?.on('data', (chunk: Buffer) => this.#read(this.#decoder.write(chunk)));
     child.stdout?.on('error', (error) => this.onerror?.(error));
     child.stdin?.on('error', (error) => this.onerror?.(new Error(`writing to the child failed: ${error.message}`)));
@@ -93,6 +110,7 @@ export class ChildProcessTransport implements Transport {
       });
       child.once('close', (code, signal) => {
         this.#read(this.#decoder.end());
+        this.#endGroup();
         this.#exit({ code, signal });
       });
     });
@@ -107,25 +125,47 @@ export class ChildProcessTransport implements Transport {
 
   /**
    * Stops the child: closes its stdin (a stdio server exits on end of input), then after
-   * `stopGraceMs` sends SIGTERM, then SIGKILL. Resolves once it has exited.
+   * `stopGraceMs` sends SIGTERM to its process group, then SIGKILL; what is left of the group once
+   * the child exited is killed. Resolves once it has exited. Every call returns the same promise.
    */
-  async close(): Promise<void> {
+  close(): Promise<void> {
+    this.#stopping ??= this.#stop();
+    return this.#stopping;
+  }
+
+  /** Sends a signal to the child (its process group) at once. */
+  kill(signal: NodeJS.Signals = 'SIGKILL'): void {
+    if (!this.#hasExited && this.#tracked) signalChildProcess(this.#tracked, signal);
+  }
+
+  async #stop(): Promise<void> {
     const child = this.#process;
-    if (!child || this.#hasExited) return;
+    const tracked = this.#tracked;
+    if (!child || !tracked || this.#hasExited) return;
     const grace = this.#options.stopGraceMs ?? 2_000;
-    const waitExit = (ms: number) =>
-      Promise.race([this.exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
+    const waitExit = async (ms: number) => {
+      let timer: NodeJS.Timeout | undefined;
+      const elapsed = new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), ms);
+      });
+      try {
+        return await Promise.race([this.exited.then(() => true), elapsed]);
+      } finally {
+        clearTimeout(timer);
+      }
+    };
     child.stdin?.end();
     if (await waitExit(grace)) return;
-    child.kill('SIGTERM');
+    signalChildProcess(tracked, 'SIGTERM');
     if (await waitExit(grace)) return;
-    child.kill('SIGKILL');
+    signalChildProcess(tracked, 'SIGKILL');
     await this.exited;
   }
 
-  /** Sends a signal to the child at once. */
-  kill(signal: NodeJS.Signals = 'SIGKILL'): void {
-    if (!this.#hasExited) this.#process?.kill(signal);
+  /** The child is over (exited, its output read): kill what is left of its group, and stop tracking it. */
+  #endGroup(): void {
+    if (this.#tracked?.group) signalChildProcess(this.#tracked, 'SIGKILL');
+    this.#untrack();
   }
 
   #read(text: string): void {
