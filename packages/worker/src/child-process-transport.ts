@@ -129,6 +129,7 @@ export class ChildProcessTransport implements Transport {
    * the child exited is killed. Resolves once it has exited. Every call returns the same promise.
    */
   close(): Promise<void> {
+    if (!this.#process) return Promise.resolve(); // not started: nothing to stop (yet)
     this.#stopping ??= this.#stop();
     return this.#stopping;
   }
