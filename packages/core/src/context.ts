@@ -37,6 +37,20 @@ export interface ToolContext {
   readonly state: ToolState;
   /** Stays the same if this call is retried or recovered: pass it to payment APIs and the like. */
   readonly idempotencyKey: string;
+  /**
+   * A fencing token for this attempt: a number that grows with every attempt of the run's calls,
+   * across retries, restarts and nodes (the position of the attempt's intent in the run's
+   * journal). A node that lost the run (paused past its lease) holds a lower one than whoever
+   * took it over, so a system that keeps the highest token it has seen (per run, or per key) can
+   * refuse a stale writer. Undefined outside a runtime.
+   *
+   * @example
+   * ```ts
+   * run: ({ id }, context) => ledger.post(id, { fence: { key: context.runId, token: context.fencingToken } })
+   * // the ledger refuses a post whose token is lower than one it already took for that key
+   * ```
+   */
+  readonly fencingToken?: number;
   /** Aborted when the call is cancelled or passes its `timeout`. */
   readonly signal: AbortSignal;
   /** Reports what the call cost, e.g. `measure('usd', 0.01)`. Amounts of one unit add up. */
@@ -141,6 +155,8 @@ export interface ContextOptions {
   readonly privates?: ReadonlyMap<unknown, unknown>;
   /** A person's go-ahead, when the call runs again after its park was answered. */
   readonly approval?: Approval;
+  /** The attempt's fencing token (see `ToolContext.fencingToken`). */
+  readonly fencingToken?: number;
   /** Receives the call's progress reports. */
   readonly onProgress?: (progress: Progress) => void;
   /** Delivers results of long-running work (the runtime's `completeExternal`). */
@@ -175,6 +191,7 @@ export class CallContext implements ToolContext {
   readonly sessionId?: string;
   readonly callId: string;
   readonly idempotencyKey: string;
+  readonly fencingToken?: number;
   readonly approval?: Approval;
   readonly completeExternal: CompleteExternal;
   readonly traceContext?: Readonly<Record<string, string>>;
@@ -200,6 +217,7 @@ export class CallContext implements ToolContext {
     this.#signal = options.signal ?? neverAborted;
     this.#runLabels = options.labels ?? [];
     if (options.approval) this.approval = options.approval;
+    if (options.fencingToken !== undefined) this.fencingToken = options.fencingToken;
     this.completeExternal = options.completeExternal ?? noRuntime;
     if (options.traceContext) this.traceContext = options.traceContext;
   }

@@ -193,6 +193,40 @@ describe('wardrik answer: decisions per park kind', () => {
     },
   );
 
+  it('retry --previous-holder-stopped: sent as the runtime takes it, for in-doubt calls only', () => {
+    for (const name of ['retry', 'approve'] as const) {
+      const parsed = parseCommand(answer, ['park_1', name, '--previous-holder-stopped', '--note', 'b is gone']);
+      const decision = decisionForPark(
+        answer,
+        checkDecisionName(answer, name, parsed),
+        parsed,
+        {
+          id: 'park_1',
+          kind: 'in_doubt',
+        },
+        [],
+      );
+      expect(decision).toEqual({ type: 'retry', note: 'b is gone', previousHolderStopped: true });
+      expect(checkDecision('in_doubt', decision)).toEqual(decision);
+    }
+    const onApproval = parseCommand(answer, ['park_1', 'approve', '--previous-holder-stopped']);
+    expect(() =>
+      decisionForPark(
+        answer,
+        checkDecisionName(answer, 'approve', onApproval),
+        onApproval,
+        {
+          id: 'park_1',
+          kind: 'approval',
+        },
+        [],
+      ),
+    ).toThrow('--previous-holder-stopped goes only with retrying an in_doubt call');
+    expect(() => checkDecision('in_doubt', { type: 'retry', previousHolderStopped: 'yes' } as never)).toThrow(
+      'decision.previousHolderStopped: expected true',
+    );
+  });
+
   it('every decision the runtime accepts for a kind can be given (none is unreachable from the CLI)', () => {
     for (const kind of kinds) {
       const sent = new Set<string>();

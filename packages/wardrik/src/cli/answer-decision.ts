@@ -11,20 +11,35 @@ export type DecisionName = (typeof DECISIONS)[number];
 
 /** Which options each decision takes. */
 const TAKES: Record<DecisionName, readonly string[]> = {
-  approve: ['note', 'remember'],
+  approve: ['note', 'remember', 'previous-holder-stopped'],
   deny: ['reason'],
   edit: ['args', 'note'],
   ran: ['value'],
-  retry: ['note'],
+  retry: ['note', 'previous-holder-stopped'],
   fail: ['reason'],
   'raise-budget': ['usd', 'tokens', 'steps'],
   stop: ['reason'],
 };
 
-const OPTIONS = ['reason', 'note', 'value', 'usd', 'tokens', 'steps', 'args', 'remember'] as const;
+const OPTIONS = [
+  'reason',
+  'note',
+  'value',
+  'usd',
+  'tokens',
+  'steps',
+  'args',
+  'remember',
+  'previous-holder-stopped',
+] as const;
 
-/** The options a decision takes (all strings), as node:util parseArgs takes them. */
-export const DECISION_OPTIONS: Options = Object.fromEntries(OPTIONS.map((option) => [option, { type: 'string' }]));
+/** Options that are flags: `--previous-holder-stopped` (a retry of a call another node may still finish). */
+const FLAGS: ReadonlySet<string> = new Set(['previous-holder-stopped']);
+
+/** The options a decision takes, as node:util parseArgs takes them. */
+export const DECISION_OPTIONS: Options = Object.fromEntries(
+  OPTIONS.map((option) => [option, { type: FLAGS.has(option) ? 'boolean' : 'string' }]),
+);
 
 /**
  * The decisions a park of each kind takes, as named on the command line. For tool and in_doubt
@@ -60,7 +75,13 @@ export function checkDecisionName(command: Command, name: string, parsed: Parsed
     }
   }
   // Usage errors in the decision's options come before the server is asked anything.
-  decisionFor(command, decision, parsed, decision === 'raise-budget' || decision === 'stop' ? 'budget' : 'approval');
+  const kind: ParkKind =
+    decision === 'raise-budget' || decision === 'stop'
+      ? 'budget'
+      : parsed.values['previous-holder-stopped'] === true
+        ? 'in_doubt'
+        : 'approval';
+  decisionFor(command, decision, parsed, kind);
   return decision;
 }
 
@@ -96,6 +117,15 @@ function decisionFor(command: Command, decision: DecisionName, parsed: Parsed, k
   }
   if (remember !== undefined && !approval)
     throw usageError('--remember goes only with an approval park', command.usage);
+  const stopped = parsed.values['previous-holder-stopped'] === true;
+  if (stopped && (approval || kind === 'budget' || kind === 'external')) {
+    throw usageError('--previous-holder-stopped goes only with retrying an in_doubt call', command.usage);
+  }
+  const retry: ParkDecision = {
+    type: 'retry',
+    ...(note === undefined ? {} : { note }),
+    ...(stopped ? { previousHolderStopped: true as const } : {}),
+  };
   switch (decision) {
     case 'approve':
       if (approval) {
@@ -105,9 +135,9 @@ function decisionFor(command: Command, decision: DecisionName, parsed: Parsed, k
           ...(remember === undefined ? {} : { remember }),
         };
       }
-      return note === undefined ? { type: 'retry' } : { type: 'retry', note };
+      return retry;
     case 'retry':
-      return note === undefined ? { type: 'retry' } : { type: 'retry', note };
+      return retry;
     case 'deny':
       if (approval) return reason === undefined ? { type: 'deny' } : { type: 'deny', reason };
       return { type: 'fail', reason: reason ?? 'a person declined' };

@@ -56,6 +56,12 @@ export interface Park {
   readonly callHash: string;
   /** For an approval: the policy rule that held the call. */
   readonly rule?: string;
+  /**
+   * For an `in_doubt` park made when another process took the run over: the node that started
+   * the call and lost the run. It may have been paused, not stopped, and still finish the call;
+   * a `retry` then needs `previousHolderStopped` on a store many processes share.
+   */
+  readonly holder?: CallHolder;
   /** For an `external` park: the tool's handle for the work its result will name. */
   readonly handle?: string;
   /** For an `external` park: when the wait ends without a result (ms since the epoch). */
@@ -73,6 +79,7 @@ export interface Park {
  * A person's answer to a park.
  * - `answer`: the call's answer is `value` (for `in_doubt`: "it ran, here is its answer").
  * - `retry`: run the call now (for `in_doubt`: "it did not run"). The tool sees `context.approval`.
+ *   When another process started the call and may still finish it, `previousHolderStopped` too.
  * - `fail`: the model gets an error answer with `reason`.
  * - `approve`: (approvals) run the call exactly as shown; `remember` also allows this tool for the
  *   rest of the run, or for the agent from now on.
@@ -83,7 +90,16 @@ export interface Park {
  */
 export type ParkDecision =
   | ({ readonly type: 'answer'; readonly value: unknown } & CarriedByResult)
-  | { readonly type: 'retry'; readonly note?: string }
+  | {
+      readonly type: 'retry';
+      readonly note?: string;
+      /**
+       * For an `in_doubt` park whose call another process started (`Park.holder`), on a store
+       * many processes share: the person checked that it stopped (or accepts that the call may
+       * run twice). Without it, such a retry is refused, saying why.
+       */
+      readonly previousHolderStopped?: true;
+    }
   | ({ readonly type: 'fail'; readonly reason?: string } & CarriedByResult)
   | { readonly type: 'approve'; readonly note?: string; readonly remember?: 'run' | 'agent' }
   | { readonly type: 'deny'; readonly reason?: string }
@@ -241,6 +257,19 @@ export interface CallStartedRecord extends Base {
    * crash: its tool's `labels` annotation (since version 4).
    */
   readonly labels?: readonly Label[];
+  /** For a call that is not repeatable: the node that runs it, and its lease on the run (since version 4). */
+  readonly holder?: CallHolder;
+}
+
+/**
+ * Who ran a call that may end in doubt: the node's name, its incarnation (its life as that node:
+ * see `LeaseTerms.incarnation`) and its lease's epoch; on a park, also when it started the call.
+ */
+export interface CallHolder {
+  readonly node: string;
+  readonly incarnation: string;
+  readonly epoch: number;
+  readonly startedAt?: number;
 }
 
 /** A call's answer, written before the model sees it. */

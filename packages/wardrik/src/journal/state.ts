@@ -11,7 +11,16 @@ import {
 } from '@wardrik/core';
 import type { Message, ModelToolCall } from '../model/model.js';
 import type { RunStatus } from '../store/store.js';
-import type { Budget, JournalRecord, ParentLink, Park, ParkDecision, StateWrite, StoredRecord } from './records.js';
+import type {
+  Budget,
+  CallHolder,
+  JournalRecord,
+  ParentLink,
+  Park,
+  ParkDecision,
+  StateWrite,
+  StoredRecord,
+} from './records.js';
 
 /** Where one call of the current step stands. */
 export type CallStatus = 'requested' | 'started' | 'parked' | 'to-run' | 'answered';
@@ -44,6 +53,8 @@ export interface CallState {
   changedBy?: 'beforeTool';
   /** The labels every answer of the call carries (its tool's `labels` annotation), from its intent. */
   labels?: readonly Label[];
+  /** Who started its latest attempt, when it may end in doubt (from its intent). */
+  holder?: CallHolder;
 }
 
 /** A park as the run sees it. */
@@ -220,6 +231,7 @@ export function applyRecord(state: RunState, seq: number, record: JournalRecord)
       call.repeatable = record.repeatable;
       call.idempotencyKey = record.idempotencyKey;
       if (record.labels?.length) call.labels = record.labels;
+      if (record.holder) call.holder = { ...record.holder, startedAt: record.at };
       return;
     }
     case 'call-answered': {

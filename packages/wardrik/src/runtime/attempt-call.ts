@@ -33,6 +33,8 @@ export interface AttemptInput {
   readonly agent: string;
   readonly principal: string;
   readonly idempotencyKey: string;
+  /** The attempt's fencing token (the seq of its intent in the journal). */
+  readonly fencingToken?: number;
   readonly labels: readonly Label[];
   readonly approval?: Approval;
   /** Stops the call when the run is cancelled or the process shuts down; its signal is the tool's. */
@@ -97,6 +99,7 @@ export async function attemptCall(input: AttemptInput): Promise<Attempt> {
     principal: input.principal,
     callId: input.callId,
     idempotencyKey: input.idempotencyKey,
+    fencingToken: input.fencingToken,
     // Made when the tool first looks at it: most tools never do.
     signal: controller ? () => AbortSignal.any([input.run.signal, controller.signal]) : () => input.run.signal,
     labels: input.labels,

@@ -32,9 +32,20 @@ export function checkDecision(kind: ParkKind, decision: unknown): ParkDecision {
       if (!('value' in fields))
         throw new InvalidParkAnswerError(`decision.value: required for 'answer' (the call's answer)`);
       return { type, value: plainJson(fields.value, 'decision.value') };
-    case 'retry':
+    case 'retry': {
       checkOptionalString(fields.note, 'decision.note');
-      return fields.note === undefined ? { type } : { type, note: fields.note as string };
+      const stopped = fields.previousHolderStopped;
+      if (stopped !== undefined && stopped !== true) {
+        throw new InvalidParkAnswerError(
+          `decision.previousHolderStopped: expected true (you checked the node that started the call has stopped), got ${JSON.stringify(stopped)}`,
+        );
+      }
+      return {
+        type,
+        ...(fields.note === undefined ? {} : { note: fields.note as string }),
+        ...(stopped ? { previousHolderStopped: true as const } : {}),
+      };
+    }
     case 'approve': {
       checkOptionalString(fields.note, 'decision.note');
       const remember = fields.remember;

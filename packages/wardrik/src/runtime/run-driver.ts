@@ -22,6 +22,7 @@ import { WorkflowStopped } from '../agents/workflow-agents.js';
 import { LeaseLostError, ModelError, StoreError } from '../errors.js';
 import {
   type Budget,
+  type CallHolder,
   type EndStatus,
   JOURNAL_VERSION,
   type JournalRecord,
@@ -105,6 +106,8 @@ export interface DriverDeps {
   readonly childStateWrites: (childRunId: string) => Promise<readonly StateWrite[]>;
   /** What happens between journal records is told here (telemetry listens). */
   readonly hooks: Hooks;
+  /** This process's life as its node (see `LeaseTerms.incarnation`). */
+  readonly incarnation: string;
 }
 
 /**
@@ -279,6 +282,13 @@ export class RunDriver {
     await this.#end('cancelled', { error: reason });
   }
 
+  /** The node running this run's calls now, and its lease on the run (journaled with each call that may end in doubt). */
+  #holder(): CallHolder | undefined {
+    const lease = this.lease;
+    if (!lease) return undefined;
+    return { node: lease.node, incarnation: this.#deps.incarnation, epoch: lease.epoch };
+  }
+
   /** Journals a person's release of labels from the run, durably. */
   async releaseLabels(labels: readonly string[], by: string, reason: string): Promise<void> {
     await this.#write(
@@ -418,15 +428,11 @@ export class RunDriver {
   async #runPending(pending: CallState[]): Promise<void> {
     for (const call of pending) {
       if (call.status === 'started' && !call.repeatable) {
-        await this.#park(
-          'in_doubt',
-          'the call may have run but its answer was lost (the process stopped); say whether it ran',
-          call,
-          undefined,
-          undefined,
-          undefined,
-          call.labels?.length ? { resultLabels: call.labels } : {},
-        );
+        const holder = call.holder && call.holder.incarnation !== this.#deps.incarnation ? call.holder : undefined;
+        await this.#park('in_doubt', inDoubtReason(holder), call, undefined, undefined, undefined, {
+          ...(call.labels?.length ? { resultLabels: call.labels } : {}),
+          ...(holder ? { holder } : {}),
+        });
       }
     }
     const runnable = pending.filter(
@@ -505,7 +511,7 @@ export class RunDriver {
     const { attempts, baseDelayMs, maxDelayMs } = this.#deps.toolRetry;
     let spent = {};
     for (let tries = 1; ; tries++) {
-      await this.#write(
+      const [intent] = await this.#write(
         [
           {
             v: JOURNAL_VERSION,
@@ -519,6 +525,8 @@ export class RunDriver {
             attempt: call.attempts + 1,
             rule, // undefined when none: JSON leaves it out
             labels: promised,
+            // Who runs a call that may end in doubt: if this node loses the run, a person is told.
+            holder: isRepeatable ? undefined : this.#holder(),
           },
         ],
         !isRepeatable,
@@ -560,6 +568,8 @@ export class RunDriver {
         agent: this.#agent.name,
         principal: this.state.principal,
         idempotencyKey,
+        // A later attempt (on this node or the one that takes the run over) has a higher one.
+        fencingToken: intent?.seq,
         // Plain fields, absent ones undefined: conditional spreads cost ~1 µs a property on every call.
         privates,
         traceContext,
@@ -953,7 +963,7 @@ export class RunDriver {
     measures?: Measures,
     details?: unknown,
     rule?: string,
-    external: Pick<Park, 'handle' | 'deadline' | 'resultLabels'> = {},
+    external: Pick<Park, 'handle' | 'deadline' | 'resultLabels' | 'holder'> = {},
   ): Promise<Park> {
     const id = timeOrderedId('park');
     const parkedCall = call
@@ -1233,10 +1243,16 @@ export class RunDriver {
     return stored;
   }
 
-  async #write(records: readonly JournalRecord[], durable: boolean, extra: WriteExtras = NO_EXTRAS): Promise<void> {
+  /** Journals `records` (their seqs given at once, before any await), and returns them as stored. */
+  async #write(
+    records: readonly JournalRecord[],
+    durable: boolean,
+    extra: WriteExtras = NO_EXTRAS,
+  ): Promise<readonly StoredRecord[]> {
     const stored = this.#stamp(records);
     await this.#deps.store.write(this.#runWrite(stored, extra), { durable });
     this.#emit(stored);
+    return stored;
   }
 
   /** A write of this run: its records, what else `extra` says, and this node's lease on it. */
@@ -1290,6 +1306,16 @@ export class RunDriver {
       ...(state.error === undefined ? {} : { error: state.error }),
     };
   }
+}
+
+/** Why recovery parks a call in doubt: who may have run it, if another process (or node) did. */
+function inDoubtReason(holder: CallHolder | undefined): string {
+  if (!holder) return 'the call may have run but its answer was lost (the process stopped); say whether it ran';
+  return (
+    `the call may have run but its answer was lost: node ${holder.node} (lease epoch ${holder.epoch}) started it ` +
+    `at ${new Date(holder.startedAt ?? 0).toISOString()}, then lost the run. It may have stopped, or only paused ` +
+    'past its lease and still finish the call: say whether it ran (check its effect before answering retry)'
+  );
 }
 
 /** Why a run whose model was cut off at its output token limit failed. */

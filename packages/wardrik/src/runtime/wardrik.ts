@@ -9,6 +9,7 @@ import {
   AgentDefinitionError,
   AgentNotFoundError,
   InvalidInputError,
+  InvalidParkAnswerError,
   LeaseLostError,
   ParkAlreadyAnsweredError,
   ParkNotFoundError,
@@ -21,6 +22,7 @@ import {
 } from '../errors.js';
 import {
   type Budget,
+  type CallHolder,
   type EndStatus,
   JOURNAL_VERSION,
   type ParentLink,
@@ -253,9 +255,12 @@ export class Wardrik {
     });
     // Only then: a listener to every run's events would make every run build events nobody reads.
     if (this.#services.remembersRuns) this.hooks.on('run-ended', (event) => this.#services.runEnded(event.runId));
+    // This process's life as its node: leases and the calls that may end in doubt name it.
+    const incarnation = randomUUID();
     this.#deps = {
       store: options.store,
       hub: this.#hub,
+      incarnation,
       toolRetry: { ...defaultToolRetry, ...options.toolRetry },
       modelRetry: { ...defaultModelRetry, ...options.modelRetry },
       now: options.now ?? Date.now,
@@ -312,7 +317,7 @@ export class Wardrik {
     const node = options.node ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
     this.#ownership = new Ownership(
       options.store,
-      { node, incarnation: randomUUID(), leaseMs },
+      { node, incarnation, leaseMs },
       {
         lost: (runIds) => {
           for (const runId of runIds) this.#lose(runId);
@@ -666,6 +671,9 @@ export class Wardrik {
     if (typeof options?.callHash !== 'string') {
       throw new StaleParkAnswerError('callHash: required; pass the park.callHash of the park you were shown');
     }
+    if (checked.type === 'retry' && park.kind === 'in_doubt' && park.holder && !checked.previousHolderStopped) {
+      await this.#checkHolderStopped(park, park.holder);
+    }
     // An edit the tool would refuse is refused now, naming the fields, and the park stays open.
     if (checked.type === 'edit' && park.call) {
       const run = this.#drivers.get(park.runId)?.state ?? (await this.#runState(park.runId));
@@ -705,6 +713,26 @@ export class Wardrik {
     });
     // A person answered a wait on a child run in its stead: the child is no longer waited for.
     if (!carried) this.#cancelChild(park.handle, `a person (${by}) answered its parent's wait instead`);
+  }
+
+  /**
+   * Refuses a `retry` of a call another process started and may still finish (paused past its
+   * lease, not stopped): running it again now could run it twice. Fine when that process can't
+   * be running (see `RunStore.leaseHolderState`).
+   */
+  async #checkHolderStopped(park: ParkRow, holder: CallHolder): Promise<void> {
+    const state = await this.#guard(this.store.leaseHolderState(holder.node, holder.incarnation));
+    if (state === 'stopped') return;
+    const now =
+      state === 'alive'
+        ? 'it is running now (it holds live leases): it may still finish the call'
+        : 'it holds no live lease now, yet it may be paused rather than stopped and finish the call when it wakes';
+    throw new InvalidParkAnswerError(
+      `decision: park ${park.id} holds a call node ${holder.node} (lease epoch ${holder.epoch}) started` +
+        `${holder.startedAt === undefined ? '' : ` at ${new Date(holder.startedAt).toISOString()}`} before it lost the run; ${now}. ` +
+        'Retrying could run the call twice. Check that it had no effect and that the node has stopped, then answer ' +
+        "{ type: 'retry', previousHolderStopped: true } (CLI: wardrik answer PARK retry --previous-holder-stopped)",
+    );
   }
 
   /** Records a person's standing decision for the park's tool and agent (`remember: 'agent'`). */

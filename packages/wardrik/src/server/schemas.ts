@@ -65,7 +65,13 @@ export const EditStateBody = z
 /** A person's decision on a park. */
 export const DecisionSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('answer'), value: z.unknown() }).strict(),
-  z.object({ type: z.literal('retry'), note: z.string().optional() }).strict(),
+  z
+    .object({
+      type: z.literal('retry'),
+      note: z.string().optional(),
+      previousHolderStopped: z.literal(true).optional(),
+    })
+    .strict(),
   z.object({ type: z.literal('fail'), reason: z.string().optional() }).strict(),
   z.object({ type: z.literal('raise-budget'), budget: BudgetSchema }).strict(),
   z

@@ -1,5 +1,5 @@
 import { LeaseLostError } from '../errors.js';
-import type { Lease, LeaseTerms, RunSignal } from './run-store.js';
+import type { Lease, LeaseHolderState, LeaseTerms, RunSignal } from './run-store.js';
 
 interface Held {
   readonly node: string;
@@ -88,6 +88,18 @@ export class ProcessLeases {
       kept.add(runId);
     }
     return kept;
+  }
+
+  /**
+   * `alive` while `incarnation` of `node` holds a live lease here; otherwise `stopped` when leases
+   * do not expire (one process holds the store: any other incarnation is gone), else `unknown`.
+   */
+  holderState(node: string, incarnation: string): LeaseHolderState {
+    const now = this.#now();
+    for (const held of this.#held.values()) {
+      if (held.node === node && held.incarnation === incarnation && this.#alive(held, now)) return 'alive';
+    }
+    return this.#expire ? 'unknown' : 'stopped';
   }
 
   /** Gives the lease up if it is still the run's lease. Returns whether it was. */

@@ -25,6 +25,9 @@ export interface LeaseTerms {
   readonly leaseMs: number;
 }
 
+/** What is known of a node that held a run's lease (see `RunStore.leaseHolderState`). */
+export type LeaseHolderState = 'alive' | 'stopped' | 'unknown';
+
 /** How `claimRuns` looks for runs. */
 export interface ClaimOptions {
   /** Only runs of these agents (a node takes only what it can drive). */
@@ -127,6 +130,13 @@ export interface RunStore {
   renewLeases(terms: LeaseTerms): Promise<ReadonlySet<string>>;
   /** Gives a lease up (the run parked or ended, or the node stops), if it is still the run's lease. */
   releaseLease(lease: Lease): Promise<void>;
+  /**
+   * What is known of an incarnation of a node that held a run: `alive` while it holds a live
+   * lease (it renews them); `stopped` when it can't be running (a store one process holds, such as
+   * a SQLite file under its lock, and it is not this process); otherwise `unknown` (it may have
+   * stopped, or be paused past its leases).
+   */
+  leaseHolderState(node: string, incarnation: string): Promise<LeaseHolderState>;
   /**
    * Records a person's answer while another node holds the park's run: the park is answered at
    * once, durably (a park takes one answer, checked against `callHash`), and its `park-answered`

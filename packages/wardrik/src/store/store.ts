@@ -131,6 +131,7 @@ export type { FoundMemory, MemoryFilter, MemoryIndex, MemoryQuery, StoredMemory 
 export type {
   ClaimOptions,
   Lease,
+  LeaseHolderState,
   LeaseTerms,
   PendingAnswer,
   RunRequests,

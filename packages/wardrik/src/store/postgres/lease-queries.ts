@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { ClaimOptions, Lease, LeaseTerms } from '../run-store.js';
+import type { ClaimOptions, Lease, LeaseHolderState, LeaseTerms } from '../run-store.js';
 import type { SignalTarget } from './batch-write.js';
 
 /*
@@ -122,6 +122,16 @@ export async function renewLeases(client: pg.ClientBase, terms: LeaseTerms): Pro
     values: [terms.node, terms.leaseMs, terms.incarnation],
   });
   return new Set(rows.map((row) => row.run_id));
+}
+
+/** `alive` while the incarnation holds a live lease (by the database's clock), else `unknown`: it may be paused. */
+export async function holderState(client: pg.ClientBase, node: string, incarnation: string): Promise<LeaseHolderState> {
+  const { rows } = await client.query<{ alive: boolean }>({
+    name: 'wardrik_lease_holder_alive_v1',
+    text: 'SELECT EXISTS (SELECT 1 FROM leases WHERE node = $1 AND incarnation = $2 AND expires_at > now()) AS alive',
+    values: [node, incarnation],
+  });
+  return rows[0]?.alive ? 'alive' : 'unknown';
 }
 
 /** Releases `lease` if it is still the run's lease. Returns whether it was, and whether the run is claimable. */

@@ -23,6 +23,7 @@ import type {
   Allowance,
   ClaimOptions,
   Lease,
+  LeaseHolderState,
   LeaseTerms,
   ParkAnswerWrite,
   ParkFilter,
@@ -336,6 +337,16 @@ export class PostgresStore implements Store {
     return this.#call(`renewing the leases of ${terms.node}`, (client) => leases.renewLeases(client, terms), {
       retry: true,
     });
+  }
+
+  async leaseHolderState(node: string, incarnation: string): Promise<LeaseHolderState> {
+    return this.#call(
+      `asking whether ${node} holds leases`,
+      (client) => leases.holderState(client, node, incarnation),
+      {
+        retry: true,
+      },
+    );
   }
 
   async releaseLease(lease: Lease): Promise<void> {

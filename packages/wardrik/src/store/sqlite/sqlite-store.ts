@@ -50,6 +50,7 @@ import type {
   Allowance,
   ClaimOptions,
   Lease,
+  LeaseHolderState,
   LeaseTerms,
   ParkAnswerWrite,
   ParkFilter,
@@ -326,6 +327,11 @@ export class SqliteStore implements Store {
   async renewLeases(terms: LeaseTerms): Promise<ReadonlySet<string>> {
     this.checkUsable();
     return this.leases.renew(terms);
+  }
+
+  async leaseHolderState(node: string, incarnation: string): Promise<LeaseHolderState> {
+    this.checkUsable();
+    return this.leases.holderState(node, incarnation);
   }
 
   async releaseLease(lease: Lease): Promise<void> {
