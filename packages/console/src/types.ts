@@ -49,7 +49,7 @@ export interface RunRow {
 
 export type Decision =
   | { readonly type: 'answer'; readonly value: unknown }
-  | { readonly type: 'retry'; readonly note?: string }
+  | { readonly type: 'retry'; readonly note?: string; readonly previousHolderStopped?: true }
   | { readonly type: 'fail'; readonly reason?: string }
   | { readonly type: 'approve'; readonly note?: string; readonly remember?: 'run' | 'agent' }
   | { readonly type: 'deny'; readonly reason?: string }
@@ -75,6 +75,13 @@ export interface ParkRow {
   readonly rule?: string;
   readonly handle?: string;
   readonly deadline?: number;
+  /** For an in-doubt call another node started and lost the run with: that node. */
+  readonly holder?: {
+    readonly node: string;
+    readonly incarnation: string;
+    readonly epoch: number;
+    readonly startedAt?: number;
+  };
   readonly createdAt: number;
   readonly status: 'open' | 'answered' | 'closed';
   readonly decision?: Decision;

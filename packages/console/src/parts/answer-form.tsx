@@ -57,7 +57,9 @@ export function AnswerForm(props: {
   const [problems, setProblems] = useState<string[]>([]);
   const [error, setError] = useState<unknown>(undefined);
   const [sending, setSending] = useState(false);
+  const [holderStopped, setHolderStopped] = useState(false);
   const id = park.id;
+  const holder = park.kind === 'in_doubt' ? park.holder : undefined;
 
   const decision = (): Decision | string[] => {
     const note = text.trim() || undefined;
@@ -67,7 +69,7 @@ export function AnswerForm(props: {
       case 'deny':
         return { type: 'deny', ...(note ? { reason: note } : {}) };
       case 'retry':
-        return { type: 'retry', ...(note ? { note } : {}) };
+        return { type: 'retry', ...(note ? { note } : {}), ...(holderStopped ? { previousHolderStopped: true } : {}) };
       case 'fail':
         return { type: 'fail', ...(note ? { reason: note } : {}) };
       case 'stop':
@@ -187,6 +189,23 @@ export function AnswerForm(props: {
             </label>
           ))}
         </fieldset>
+      )}
+      {choice === 'retry' && holder && (
+        <div class="field holder" role="note">
+          <p>
+            Node <strong>{holder.node}</strong> (lease epoch {holder.epoch}) started this call
+            {holder.startedAt === undefined ? '' : ` at ${new Date(holder.startedAt).toLocaleString()}`} and then lost
+            the run. It may have been paused, not stopped, and still finish the call: running it now could run it twice.
+          </p>
+          <label>
+            <input
+              type="checkbox"
+              checked={holderStopped}
+              onChange={(event) => setHolderStopped((event.target as HTMLInputElement).checked)}
+            />{' '}
+            I checked: the call had no effect and node {holder.node} has stopped
+          </label>
+        </div>
       )}
       {choice === 'approve' && (
         <div class="field">
