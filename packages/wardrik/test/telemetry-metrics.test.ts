@@ -118,7 +118,8 @@ describe('metrics', () => {
       agents: [agent],
       toolRetry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 5 },
       modelRetry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 5 },
-      workers: { log: () => {} },
+      // Trusted, so that the worker's tool definitions label nothing: the local tools' calls run unheld.
+      workers: { log: () => {}, trustedWorkers: true },
     });
     metrics = enableMetrics(wardrik);
     const auth = new AuthService(wardrik.store);

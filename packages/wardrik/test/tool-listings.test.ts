@@ -20,8 +20,10 @@ import {
 } from '@wardrik/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  ConfigError,
   createWardrik,
   defineAgent,
+  defineConfig,
   enableMetrics,
   InvalidInputError,
   type JournalRecord,
@@ -138,6 +140,18 @@ describe('pins: bad input names the problem', () => {
     [{ pins: {}, trusted: true }, /mcpToolset docs: pins are for a server that is not trusted/],
   ])('mcpToolset %j', (options, message) => {
     expect(() => mcpToolset({ name: 'docs', ...server, ...(options as object) })).toThrow(message);
+  });
+
+  it('a config’s workers.pins, as it loads', () => {
+    const agent = defineAgent({ name: 'a', instructions: 'Help.', model: new ScriptedModel([{ text: 'hi' }]) });
+    expect(() => defineConfig({ agents: [agent], workers: { pins: { lookup: 'sha256:1' } } })).toThrow(ConfigError);
+    expect(() => defineConfig({ agents: [agent], workers: { pins: { lookup: 'sha256:1' } } })).toThrow(
+      /config\.workers\.pins\.lookup must be 'sha256:' and 64 lowercase hex digits/,
+    );
+    expect(() => defineConfig({ agents: [agent], workers: { trustedWorkers: true, pins: {} } })).toThrow(
+      /config\.workers\.pins: not with trustedWorkers: true/,
+    );
+    expect(defineConfig({ agents: [agent], workers: { pins: { lookup: `sha256:${'a'.repeat(64)}` } } })).toBeTruthy();
   });
 
   it('the worker hub', () => {

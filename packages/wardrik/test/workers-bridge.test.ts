@@ -65,7 +65,8 @@ describe('the stdio bridge', () => {
       run: result.runId,
       principal: 'carol',
       idempotencyKey: `${result.runId}:c1.0`,
-      labels: [],
+      // The model read the worker's tool definitions, which nobody pinned: outside text already.
+      labels: ['outside'],
     });
     // The stdio server is the bridge's child, not the bridge itself.
     expect(call?.pid).not.toBe(bridge.pid);

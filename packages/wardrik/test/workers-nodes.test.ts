@@ -33,7 +33,8 @@ describe.each(storeKinds)('workers across nodes on $name', ({ make }) => {
     expect(answer).toMatchObject({ isError: false, labels: ['outside'] });
     expect(workerOf(answer)).toBe('w1');
     const [call] = env.records('lookup', 'call');
-    expect(call?.meta).toMatchObject({ agent: 'support', run: runId, principal: 'local', labels: [] });
+    // The model read the worker's tool definitions (unpinned), listed on node B: outside text already.
+    expect(call?.meta).toMatchObject({ agent: 'support', run: runId, principal: 'local', labels: ['outside'] });
     expect(call?.meta.idempotencyKey).toEqual(expect.any(String));
 
     const api = await env.get('node-b', '/v1/workers');

@@ -160,9 +160,10 @@ describe('calls', () => {
       run: result.runId,
       principal: 'alice',
       idempotencyKey: `${result.runId}:c1.0`,
-      labels: [],
+      // The model read the worker's tool definitions, which nobody pinned: outside text already.
+      labels: ['outside'],
     });
-    // The second call is made by a run that has read the first (outside) answer.
+    // The second call is made by a run that has also read the first (outside) answer.
     expect(second?.meta).toMatchObject({ idempotencyKey: `${result.runId}:c2.0`, labels: ['outside'] });
     expect(recorded?.args).toEqual({ key: 'k1' });
     const [answer] = answersOf(result.output);

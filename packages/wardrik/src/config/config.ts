@@ -4,6 +4,7 @@ import { checkPolicy, type Policy } from '../runtime/policy.js';
 import { SERVER_LIMIT_NAMES, type ServerLimits, serverLimitProblems } from '../server/server-settings.js';
 import type { Store } from '../store/store.js';
 import { checkTelemetry, type TelemetryConfig } from '../telemetry/telemetry-config.js';
+import { checkPins } from '../toolsets/tool-pins.js';
 import type { HubOptions } from '../workers/worker-hub.js';
 import { ConfigError } from './config-error.js';
 import { checkStoreSetting, type StoreSetting } from './store-setting.js';
@@ -41,7 +42,10 @@ export interface WardrikConfig {
   readonly modelRetry?: Partial<RetryPolicy>;
   /** Server-wide policy: rules tried after each agent's own (see the README's "Gates and labels"). */
   readonly policy?: Policy;
-  /** Workers: `trustedWorkers`, `unavailableWaitMs`, `callTimeoutMs`, ping timings, `maxFaults`. */
+  /**
+   * Workers: `trustedWorkers`, `pins` (the worker tool definitions you reviewed, as `wardrik
+   * listings` prints them), `unavailableWaitMs`, `callTimeoutMs`, ping timings, `maxFaults`.
+   */
   readonly workers?: HubOptions;
   /** Whether a non-repeatable call's answer is on disk before the model sees it. Default true. */
   readonly durableAnswers?: boolean;
@@ -105,10 +109,23 @@ export function checkConfig(config: unknown, where: string): asserts config is W
   if (config['workers'] !== undefined && !isObject(config['workers'])) {
     throw new ConfigError(`${where}.workers: expected an object such as { trustedWorkers: false }`);
   }
+  checkWorkerPins(config['workers'], `${where}.workers`);
   if (config['durableAnswers'] !== undefined && typeof config['durableAnswers'] !== 'boolean') {
     throw new ConfigError(`${where}.durableAnswers: expected true or false`);
   }
   checkTelemetry(config['telemetry'], `${where}.telemetry`);
+}
+
+/** Checks `workers.pins` as the worker hub will (so that a config with a bad pin fails as it loads, naming it). */
+function checkWorkerPins(workers: unknown, where: string): void {
+  if (!isObject(workers) || workers['pins'] === undefined) return;
+  const fail = (message: string): never => {
+    throw new ConfigError(message);
+  };
+  if (workers['trustedWorkers'] === true) {
+    fail(`${where}.pins: not with trustedWorkers: true, which already trusts what workers say of their tools`);
+  }
+  checkPins(workers['pins'], `${where}.pins`, fail);
 }
 
 function checkAgents(agents: unknown, where: string): void {
