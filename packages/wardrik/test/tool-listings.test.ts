@@ -473,7 +473,7 @@ describe('tools of the agent’s own marked as described from outside', () => {
 
 describe('the journal', () => {
   // Needs the run driver to journal what resolve() answers as `unpinned` (see the report of issue 26 item 2).
-  it.skip('model-step `unpinned` names the definitions that made the step carry outside, at that step only', async () => {
+  it('model-step `unpinned` names the definitions that made the step carry outside, at that step only', async () => {
     const server = new McpServer({ name: 'wiki', version: '1.0.0' });
     const lookup = server.registerTool(
       'lookup',

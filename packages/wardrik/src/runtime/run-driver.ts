@@ -31,6 +31,7 @@ import {
   type ParkKind,
   type StateWrite,
   type StoredRecord,
+  type UnpinnedTool,
 } from '../journal/records.js';
 import { applyRecord, type CallState, type RunState, tokensUsed } from '../journal/state.js';
 import type { ModelRequest, ModelResponse, ModelToolCall, RequestedToolCall } from '../model/model.js';
@@ -69,7 +70,7 @@ import { RunAbort } from './run-abort.js';
 import { isStandIn } from './stand-in.js';
 import { StateValues, storedWrites } from './state-values.js';
 import { journaledArguments, storableAnswer } from './storable.js';
-import { type OfferedTools, type ResolveInput, ToolResolver } from './tool-resolver.js';
+import { type OfferedTools, type ResolvedTools, type ResolveInput, ToolResolver } from './tool-resolver.js';
 
 /** What a driver needs from the runtime. */
 export interface DriverDeps {
@@ -236,6 +237,7 @@ export class RunDriver {
               unavailable: offered.unavailable.length ? offered.unavailable : undefined,
               agent: this.#agent.name === this.state.agent ? undefined : this.#agent.name,
               callback,
+              unpinned: prepared.unpinned,
             },
           ],
           false,
@@ -892,15 +894,16 @@ export class RunDriver {
     const agent = this.#agent;
     const values = await this.#stateValues();
     const rendered = agent.templated ? renderInstructions(agent.instructions, values) : undefined;
-    const { offered, labels } = await this.#resolveTools(values);
+    const { offered, labels, unpinned } = await this.#resolveTools(values);
     return {
       instructions: rendered ? rendered.text : agent.instructions,
       offered,
       labels: mergeLabels(rendered?.labels, labels),
+      ...(unpinned ? { unpinned } : {}),
     };
   }
 
-  #resolveTools(values: StateValues): Promise<{ offered: OfferedTools; labels: Label[] }> {
+  #resolveTools(values: StateValues): Promise<ResolvedTools> {
     return this.#tools.resolve(this.#resolveInput(values));
   }
 
@@ -1423,6 +1426,8 @@ interface PreparedStep {
   readonly instructions: string;
   readonly offered: OfferedTools;
   readonly labels: readonly Label[];
+  /** The tool definitions from outside that brought the step labels the run did not carry yet. */
+  readonly unpinned?: readonly UnpinnedTool[];
 }
 
 function sameNames(a: readonly string[], b: readonly string[]): boolean {
