@@ -60,6 +60,7 @@ function callContext(signal?: AbortSignal) {
     principal: 'carol',
     callId: 'c1.0',
     idempotencyKey: 'r1:c1.0',
+    fencingToken: 7,
     ...(signal ? { signal } : {}),
   });
 }
@@ -130,7 +131,7 @@ async function rejection(promise: unknown): Promise<Error> {
 }
 
 describe('what reaches the server', () => {
-  it("a call's _meta carries agent, run, principal and idempotencyKey", async () => {
+  it("a call's _meta carries agent, run, principal, idempotencyKey and fencingToken", async () => {
     const record = join(directory, 'meta.jsonl');
     const toolset = start(recording(record));
     const tools = await toolset.tools(toolsetContext());
@@ -142,6 +143,7 @@ describe('what reaches the server', () => {
       run: 'r1',
       principal: 'carol',
       idempotencyKey: 'r1:c1.0',
+      fencingToken: 7,
     });
   });
 

@@ -130,6 +130,11 @@ describe('a raw JSON-RPC worker', () => {
       arguments: { text: 'hello' },
       _meta: { agent: 'support', run: started.runId, principal: 'bob', idempotencyKey: `${started.runId}:c1.0` },
     });
+    // The attempt's fencing token: the seq of its intent in the run's journal.
+    const intent = (await env.wardrik.getRun(started.runId)).journal.find(
+      (stored) => stored.record.type === 'call-started',
+    );
+    expect((call.params as { _meta: { fencingToken?: number } })._meta.fencingToken).toBe(intent?.seq);
     worker.answer(call.id, { content: [{ type: 'text', text: 'hello back' }] });
     const result = await env.wardrik.wait(started.runId);
     expect(answersOf(result.output)[0]).toMatchObject({ isError: false, content: 'hello back', labels: ['outside'] });
@@ -284,10 +289,11 @@ describe('a raw JSON-RPC worker', () => {
     expect(closed.code).toBe(1009);
     // The call was lost with the connection and retried on the other worker (echo is read-only).
     const retried = await other.nextCall();
-    // The same meta (each attempt has a progress token of its own).
-    const { progressToken: _first, ...meta } = call.params?._meta ?? {};
-    const { progressToken: _second, ...retriedMeta } = retried.params?._meta ?? {};
+    // The same meta (each attempt has a progress token of its own, and a higher fencing token).
+    const { progressToken: _first, fencingToken: firstToken, ...meta } = call.params?._meta ?? {};
+    const { progressToken: _second, fencingToken: retriedToken, ...retriedMeta } = retried.params?._meta ?? {};
     expect(retriedMeta).toEqual(meta);
+    expect(retriedToken).toBeGreaterThan(firstToken as number);
     other.answer(retried.id, { content: [{ type: 'text', text: 'from the other' }] });
     expect(answersOf((await run).output)[0]).toMatchObject({ isError: false, content: 'from the other' });
     await stillServing();

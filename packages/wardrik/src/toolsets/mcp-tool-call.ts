@@ -58,13 +58,14 @@ export async function callMcpTool(call: McpToolCall): Promise<Answer> {
   }
 }
 
-/** What a call's `_meta` carries: `agent`, `run`, `principal` and `idempotencyKey`. */
+/** What a call's `_meta` carries: `agent`, `run`, `principal`, `idempotencyKey` and `fencingToken`. */
 export function callMeta(context: ToolContext): Record<string, unknown> {
   return {
     agent: context.agentName,
     run: context.runId,
     principal: context.principal,
     idempotencyKey: context.idempotencyKey,
+    ...(context.fencingToken === undefined ? {} : { fencingToken: context.fencingToken }),
     // W3C trace context, when telemetry is on: the server's spans join the run's trace.
     ...(context.traceContext?.traceparent ? { traceparent: context.traceContext.traceparent } : {}),
     ...(context.traceContext?.tracestate ? { tracestate: context.traceContext.tracestate } : {}),

@@ -158,7 +158,16 @@ function readMeta(value: unknown): CallMeta | undefined {
     return undefined;
   }
   const trace = readTrace(value.trace);
-  return { agent, run, principal, idempotencyKey, labels, ...(trace ? { trace } : {}) };
+  const { fencingToken } = value;
+  return {
+    agent,
+    run,
+    principal,
+    idempotencyKey,
+    ...(Number.isSafeInteger(fencingToken) ? { fencingToken: fencingToken as number } : {}),
+    labels,
+    ...(trace ? { trace } : {}),
+  };
 }
 
 /** A call's trace context from another node: string fields only, a few and short (else none). */

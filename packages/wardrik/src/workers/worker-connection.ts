@@ -16,6 +16,8 @@ export interface CallMeta {
   readonly run: string;
   readonly principal: string;
   readonly idempotencyKey: string;
+  /** The attempt's fencing token (see `ToolContext.fencingToken`): a later attempt, on any node, has a higher one. */
+  readonly fencingToken?: number;
   /** The labels the run carries: what the worker is handed is as trusted as they say. */
   readonly labels: readonly string[];
   /** The call attempt's W3C trace context (`traceparent`, `tracestate`), when telemetry is on. */
@@ -393,7 +395,8 @@ export class WorkerConnection {
 function metaJson(id: number, meta: CallMeta): string {
   const labels = meta.labels.length ? `,"labels":${JSON.stringify(meta.labels)}` : ',"labels":[]';
   const trace = meta.trace ? traceJson(meta.trace) : '';
-  return `{"progressToken":${id},"agent":${JSON.stringify(meta.agent)},"run":${JSON.stringify(meta.run)},"principal":${JSON.stringify(meta.principal)},"idempotencyKey":${JSON.stringify(meta.idempotencyKey)}${labels}${trace}}`;
+  const fence = meta.fencingToken === undefined ? '' : `,"fencingToken":${meta.fencingToken}`;
+  return `{"progressToken":${id},"agent":${JSON.stringify(meta.agent)},"run":${JSON.stringify(meta.run)},"principal":${JSON.stringify(meta.principal)},"idempotencyKey":${JSON.stringify(meta.idempotencyKey)}${fence}${labels}${trace}}`;
 }
 
 /** The W3C trace context fields of a call's `_meta`, as JSON members (each led by a comma). */

@@ -473,6 +473,7 @@ export class WorkerHub implements UnpinnedDefinitionSource {
           run: context.runId,
           principal: context.principal,
           idempotencyKey: context.idempotencyKey,
+          ...(context.fencingToken === undefined ? {} : { fencingToken: context.fencingToken }),
           labels: context.labels,
           ...(context.traceContext ? { trace: context.traceContext } : {}),
         },
