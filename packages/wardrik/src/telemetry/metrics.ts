@@ -112,8 +112,10 @@ export function enableMetrics(wardrik: MeteredRuntime, options: MetricsOptions =
     labelNames: ['kind'],
     registers,
     async collect() {
-      const counts = stopped ? {} : await wardrik.countOpenParks();
-      for (const kind of PARK_KINDS) this.set({ kind }, counts[kind] ?? 0);
+      // A store that can't say (closed, unreachable) leaves the gauge out of this scrape, not the scrape failed.
+      this.reset();
+      const counts = stopped ? {} : await wardrik.countOpenParks().catch(() => undefined);
+      if (counts) for (const kind of PARK_KINDS) this.set({ kind }, counts[kind] ?? 0);
     },
   });
   const parksOpened = new Counter({

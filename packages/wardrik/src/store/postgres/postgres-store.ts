@@ -264,6 +264,7 @@ export class PostgresStore implements Store {
     const client = await this.#connect(`answering park ${answer.parkId}`);
     let broken: unknown;
     let committing = false;
+    const began = performance.now();
     try {
       await client.query('BEGIN');
       if (write.lease) await this.#checkLease(client, write);
@@ -311,6 +312,8 @@ export class PostgresStore implements Store {
     }
     this.#flushes += 1;
     this.#recordsWritten += write.records.length;
+    // Journaled outside the group commit, and told to commit listeners all the same.
+    tellCommit(this.#commitListeners, performance.now() - began, [write]);
     this.#emitAppended([write]);
   }
 
@@ -907,8 +910,9 @@ export class PostgresStore implements Store {
       try {
         const outcomes = await writeBatch(client, writes, this.#signalTarget);
         this.#flushes += 1;
-        if (began !== 0) tellCommit(this.#commitListeners, performance.now() - began, writes);
         const applied = writes.filter((_, index) => outcomes[index] === undefined);
+        // Only what was journaled: a write refused (its lease lost) added no record.
+        if (began !== 0) tellCommit(this.#commitListeners, performance.now() - began, applied);
         this.#writesRefused += writes.length - applied.length;
         for (const write of applied) this.#recordsWritten += write.records.length;
         this.#emitAppended(applied);

@@ -141,15 +141,19 @@ export class SqliteGroupCommit {
 
   /**
    * Counts a commit the store made on the event loop's connection, and resolves once it is on disk.
-   * `records`: the journal records it held, when it wrote a run's (then it counts as a flush).
+   * `run`: the run writes it held and when it began (`performance.now()`), when it wrote a run's:
+   * then it counts as a flush, and commit listeners are told of it once it is on disk, as of a
+   * group commit (a park's answer is journaled this way, outside the queue).
    */
-  committedHere(records?: number): Promise<void> {
-    if (records !== undefined) {
+  committedHere(run?: { readonly writes: readonly SerializedWrite[]; readonly began: number }): Promise<void> {
+    if (run !== undefined) {
       this.#flushes += 1;
-      this.#recordsWritten += records;
+      for (const write of run.writes) this.#recordsWritten += write.records.length;
     }
     this.#commits += 1;
-    return this.synced();
+    const synced = this.synced();
+    if (run === undefined) return synced;
+    return synced.then(() => tellCommit(this.#options.commitListeners, performance.now() - run.began, run.writes));
   }
 
   /**

@@ -297,12 +297,14 @@ export class SqliteStore implements Store {
     if (write.lease) this.leases.check(write.lease);
     const decision = JSON.stringify(answer.decision);
     await this.commits.drain();
+    const began = performance.now();
     try {
       statements.answer.immediate(answer, decision, write);
     } catch (cause) {
       throw sqliteFailure(this.path, `answering park ${answer.parkId}`, cause);
     }
-    await this.commits.committedHere(write.records.length);
+    // Journaled outside the queue, and counted (and told to commit listeners) all the same.
+    await this.commits.committedHere({ writes: [write], began });
   }
 
   async claimRun(runId: string, terms: LeaseTerms): Promise<Lease | undefined> {
