@@ -60,6 +60,7 @@ describe('PostgreSQL migrations', () => {
       'migrations',
       'parks',
       'principals',
+      'retention_sweeps',
       'run_cancels',
       'runs',
       'session_runs',

@@ -507,6 +507,7 @@ describe('SqliteStore', () => {
       { version: 5, name: 'sessions and state', applied_at: expect.any(Number) },
       { version: 6, name: 'memories and artifacts', applied_at: expect.any(Number) },
       { version: 7, name: 'open parks by kind', applied_at: expect.any(Number) },
+      { version: 8, name: 'retention', applied_at: expect.any(Number) },
     ]);
     expect(SQLITE_SCHEMA_VERSION).toBe(SQLITE_MIGRATIONS.length);
     expect(migrateSqlite(database)).toEqual([]);
@@ -522,6 +523,7 @@ describe('SqliteStore', () => {
       'journal',
       'journal_run_seq',
       'memories',
+      'memories_at',
       'memories_fts',
       'memories_fts_config',
       'memories_fts_data',
@@ -539,7 +541,9 @@ describe('SqliteStore', () => {
       'run_cancels',
       'runs',
       'runs_status',
+      'runs_status_updated',
       'session_runs',
+      'session_runs_run',
       'sessions',
       'sessions_updated',
       'state_edits',

@@ -37,7 +37,21 @@ import { ProcessArtifacts } from './process-artifacts.js';
 import { ProcessLeases } from './process-leases.js';
 import { ProcessMemories } from './process-memories.js';
 import { ProcessSessionStore } from './process-session-store.js';
+import { ProcessSweepLock } from './process-sweep-lock.js';
 import { ProcessWorkerStore } from './process-worker-store.js';
+import {
+  artifactScopeApp,
+  checkBatch,
+  checkKeepVersions,
+  checkPurgeRunsQuery,
+  checkTime,
+  coversAgent,
+  type PurgeArtifactsQuery,
+  type PurgedRuns,
+  type PurgeMemoriesQuery,
+  type PurgeRunsQuery,
+  type PurgeSessionsQuery,
+} from './retention-store.js';
 import type {
   ScopedStateWrite,
   SessionFilter,
@@ -126,6 +140,7 @@ export class MemoryStore implements Store {
   private readonly sessionStore: ProcessSessionStore;
   private readonly memories = new ProcessMemories({ check: () => this.checkUsable() });
   private readonly artifacts = new ProcessArtifacts({ check: () => this.checkUsable() });
+  private readonly sweepLock: ProcessSweepLock;
 
   /**
    * @param options.now the clock leases and node liveness are judged by (ms). Several runtimes
@@ -134,6 +149,7 @@ export class MemoryStore implements Store {
    */
   constructor(options: { now?: () => number } = {}) {
     this.leases = new ProcessLeases(options.now ? { now: options.now } : {});
+    this.sweepLock = new ProcessSweepLock(options.now ? { now: options.now } : {});
     this.workerStore = new ProcessWorkerStore({
       ...(options.now ? { now: options.now } : {}),
       check: () => this.checkUsable(),
@@ -273,6 +289,70 @@ export class MemoryStore implements Store {
   onFailure(listener: (error: StoreError) => void): () => void {
     this.failureListeners.add(listener);
     return () => this.failureListeners.delete(listener);
+  }
+
+  async purgeRuns(query: PurgeRunsQuery): Promise<PurgedRuns> {
+    this.checkUsable();
+    checkPurgeRunsQuery(query);
+    const statuses: readonly string[] = query.statuses;
+    const victims = [...this.runs.values()]
+      .filter(
+        (row) =>
+          statuses.includes(row.status) &&
+          row.updated_at < query.before &&
+          coversAgent(query.agents, row.agent) &&
+          !this.sessionStore.holdsRun(row.id) &&
+          !this.leases.isHeld(row.id) &&
+          !this.pendingAnswers.has(row.id) &&
+          !this.pendingCancels.has(row.id),
+      )
+      .sort((a, b) => a.updated_at - b.updated_at || (a.id < b.id ? -1 : 1))
+      .slice(0, query.limit);
+    let records = 0;
+    for (const { id } of victims) {
+      records += this.journals.get(id)?.length ?? 0;
+      this.journals.delete(id);
+      for (const [parkId, park] of this.parks) if (park.run_id === id) this.parks.delete(parkId);
+      this.artifacts.deleteScope(`run:${id}`);
+      this.leases.forget(id);
+      this.runs.delete(id);
+    }
+    return { runIds: victims.map((row) => row.id).sort(), records };
+  }
+
+  async purgeSessions(query: PurgeSessionsQuery): Promise<number> {
+    checkTime(query.idleBefore, 'idleBefore');
+    checkBatch(query.limit);
+    const ids = this.sessionStore.purgeIdle(query);
+    for (const id of ids) this.artifacts.deleteScope(`session:${id}`);
+    return ids.length;
+  }
+
+  async purgeMemories(query: PurgeMemoriesQuery): Promise<number> {
+    checkTime(query.before, 'before');
+    checkBatch(query.limit);
+    return this.memories.purgeBefore(query);
+  }
+
+  async purgeArtifactVersions(query: PurgeArtifactsQuery): Promise<number> {
+    checkKeepVersions(query.keepVersions);
+    checkBatch(query.limit);
+    return this.artifacts.purgeVersions(query, (scope) =>
+      artifactScopeApp(scope, (sessionId) => this.sessionStore.appOf(sessionId)),
+    );
+  }
+
+  async claimSweep(holder: string, ttlMs: number): Promise<boolean> {
+    this.checkUsable();
+    return this.sweepLock.claim(holder, ttlMs);
+  }
+
+  async releaseSweep(holder: string): Promise<void> {
+    this.sweepLock.release(holder);
+  }
+
+  async ping(): Promise<void> {
+    this.checkUsable();
   }
 
   /** Nothing to lock: a memory store belongs to the process that made it. */

@@ -1,5 +1,6 @@
 import type { Artifact, ArtifactInfo, Label } from '@wardrik/core';
 import type { ArtifactSave, ArtifactScopeId, ArtifactStore } from './artifact-store.js';
+import { coversApp, type PurgeArtifactsQuery } from './retention-store.js';
 
 interface Version {
   readonly info: ArtifactInfo;
@@ -78,6 +79,31 @@ export class ProcessArtifacts implements ArtifactStore {
     const count = names?.get(name)?.length ?? 0;
     names?.delete(name);
     return count;
+  }
+
+  /**
+   * Deletes up to `limit` versions beyond the newest `keepVersions` of their name, in the scopes
+   * of the selected apps (`appOf` gives a scope's app); returns how many.
+   */
+  purgeVersions(query: PurgeArtifactsQuery, appOf: (scope: ArtifactScopeId) => string | undefined): number {
+    this.#check();
+    let purged = 0;
+    for (const [scope, names] of this.#artifacts) {
+      if (!coversApp(query.apps, appOf(scope))) continue;
+      for (const versions of names.values()) {
+        const newest = versions.at(-1)?.info.version ?? 0;
+        while (
+          purged < query.limit &&
+          versions.length > 0 &&
+          (versions[0]?.info.version ?? 0) <= newest - query.keepVersions
+        ) {
+          versions.shift();
+          purged += 1;
+        }
+        if (purged >= query.limit) return purged;
+      }
+    }
+    return purged;
   }
 
   /** Deletes every artifact of a scope (a deleted session's). */

@@ -102,6 +102,18 @@ export class ProcessLeases {
     return this.#expire ? 'unknown' : 'stopped';
   }
 
+  /** Whether a node holds the run's lease now (retention leaves such a run alone). */
+  isHeld(runId: string): boolean {
+    const held = this.#held.get(runId);
+    return held !== undefined && this.#alive(held, this.#now());
+  }
+
+  /** Forgets a run that was purged: its lease and its last epoch. */
+  forget(runId: string): void {
+    this.#held.delete(runId);
+    this.#epochs.delete(runId);
+  }
+
   /** Gives the lease up if it is still the run's lease. Returns whether it was. */
   release(lease: Lease): boolean {
     const held = this.#held.get(lease.runId);

@@ -1,5 +1,6 @@
 import { stemOf, wordsOf } from '../memory/words.js';
 import type { FoundMemory, MemoryFilter, MemoryIndex, MemoryQuery, StoredMemory } from './memory-index.js';
+import { coversApp, type PurgeMemoriesQuery } from './retention-store.js';
 
 interface Indexed {
   readonly memory: StoredMemory;
@@ -83,6 +84,17 @@ export class ProcessMemories implements MemoryIndex {
       const found = this.#memories.get(id);
       return found ? [withoutEmbedding(found.memory)] : [];
     });
+  }
+
+  /** Deletes up to `limit` memories said before `before`, of the selected apps, oldest first; returns how many. */
+  purgeBefore(query: PurgeMemoriesQuery): number {
+    this.#check();
+    const old = [...this.#memories.values()]
+      .filter(({ memory }) => memory.at < query.before && coversApp(query.apps, memory.app))
+      .sort((a, b) => a.memory.at - b.memory.at)
+      .slice(0, query.limit);
+    for (const { memory } of old) this.#memories.delete(memory.id);
+    return old.length;
   }
 
   async deleteMemories(filter: MemoryFilter): Promise<number> {

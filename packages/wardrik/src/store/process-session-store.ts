@@ -1,3 +1,4 @@
+import { coversAgent, type PurgeSessionsQuery } from './retention-store.js';
 import type {
   ScopedStateWrite,
   SessionFilter,
@@ -105,6 +106,50 @@ export class ProcessSessionStore implements SessionStore {
     return this.#edits
       .filter((edit) => edit.writes.some((write) => write.scope === scope))
       .map((edit) => ({ ...edit, writes: edit.writes.filter((write) => write.scope === scope) }));
+  }
+
+  /** Whether a session kept here lists the run (a session's runs go with it). */
+  holdsRun(runId: string): boolean {
+    for (const runs of this.#runs.values()) if (runs.includes(runId)) return true;
+    return false;
+  }
+
+  /** The app of a session kept here, if there is one. */
+  appOf(sessionId: string): string | undefined {
+    return this.#sessions.get(sessionId)?.app;
+  }
+
+  /**
+   * Deletes up to `limit` sessions idle since `idleBefore` whose last run is not going, with their
+   * runs' list and their state; returns their ids (the store deletes their artifacts).
+   */
+  purgeIdle(query: PurgeSessionsQuery): string[] {
+    this.#host.check();
+    const going = (runId: string | undefined) => {
+      const status = runId === undefined ? undefined : this.#host.runStatus(runId);
+      return status === 'running' || status === 'parked';
+    };
+    const idle = [...this.#sessions.values()]
+      .filter(
+        (session) =>
+          session.updatedAt < query.idleBefore && coversAgent(query.agents, session.agent) && !going(session.lastRun),
+      )
+      .sort((a, b) => a.updatedAt - b.updatedAt || (a.id < b.id ? -1 : 1))
+      .slice(0, query.limit);
+    for (const session of idle) {
+      const scope = `session:${session.id}`;
+      this.#sessions.delete(session.id);
+      this.#runs.delete(session.id);
+      this.#state.delete(scope);
+      for (let index = this.#edits.length - 1; index >= 0; index--) {
+        const edit = this.#edits[index] as StoredStateEdit;
+        const writes = edit.writes.filter((write) => write.scope !== scope);
+        if (writes.length === edit.writes.length) continue;
+        if (writes.length === 0) this.#edits.splice(index, 1);
+        else this.#edits[index] = { ...edit, writes };
+      }
+    }
+    return idle.map((session) => session.id);
   }
 
   /** Applies writes in order (the store calls this in the same step as the run's write that holds them). */

@@ -155,6 +155,11 @@ export interface RunStore {
    */
   onRunSignal(listener: (signal: RunSignal) => void): () => void;
 
+  /**
+   * Checks that the store answers (a readiness probe): one trivial read that waits for nothing
+   * queued. Rejects with `StoreError` if it does not.
+   */
+  ping(): Promise<void>;
   /** Writes what is pending and releases the store. */
   close(): Promise<void>;
   /**

@@ -3,6 +3,7 @@ import type { Park, ParkDecision, ParkKind, StoredRecord } from '../journal/reco
 import type { ArtifactStore } from './artifact-store.js';
 import type { AuthStore } from './auth-store.js';
 import type { MemoryIndex } from './memory-index.js';
+import type { RetentionStore } from './retention-store.js';
 import type { Lease, RunStore } from './run-store.js';
 import type { ScopedStateWrite, SessionStore } from './session-store.js';
 import type { WorkerStore } from './worker-store.js';
@@ -119,15 +120,33 @@ export interface ParkFilter {
  * Where runs, journals and parks (a {@link RunStore}), principals and tokens (an
  * {@link AuthStore}), the nodes' worker registry and mail (a {@link WorkerStore}), and sessions
  * and state (a {@link SessionStore}), memories (a {@link MemoryIndex}) and artifacts (an
- * {@link ArtifactStore}) are kept.
- * Every adapter implements all three: SQLite (one process), PostgreSQL (many nodes), in memory
+ * {@link ArtifactStore}) are kept, and what retention deletes (a {@link RetentionStore}).
+ * Every adapter implements all of them: SQLite (one process), PostgreSQL (many nodes), in memory
  * (tests).
  */
-export interface Store extends RunStore, AuthStore, WorkerStore, SessionStore, MemoryIndex, ArtifactStore {}
+export interface Store
+  extends RunStore,
+    AuthStore,
+    WorkerStore,
+    SessionStore,
+    MemoryIndex,
+    ArtifactStore,
+    RetentionStore {}
 
 export type { ArtifactSave, ArtifactScopeId, ArtifactStore } from './artifact-store.js';
 export type { AuthStore } from './auth-store.js';
 export type { FoundMemory, MemoryFilter, MemoryIndex, MemoryQuery, StoredMemory } from './memory-index.js';
+export type {
+  AgentSelection,
+  AppSelection,
+  PurgeArtifactsQuery,
+  PurgeableStatus,
+  PurgedRuns,
+  PurgeMemoriesQuery,
+  PurgeRunsQuery,
+  PurgeSessionsQuery,
+  RetentionStore,
+} from './retention-store.js';
 export type {
   ClaimOptions,
   Lease,

@@ -273,6 +273,23 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       ALTER TABLE leases ADD COLUMN incarnation text;
     `,
   },
+  {
+    version: 9,
+    name: 'retention',
+    sql: `
+      -- What retention reads, a batch at a time: ended or parked runs by when they were last
+      -- written, the runs sessions hold on to, memories by when they were said.
+      CREATE INDEX runs_status_updated ON runs (status, updated_at);
+      CREATE INDEX session_runs_run ON session_runs (run_id);
+      CREATE INDEX memories_at ON memories (at);
+      -- Which node sweeps now (one at a time), until expires_at by the database's clock.
+      CREATE TABLE retention_sweeps (
+        name text COLLATE "C" PRIMARY KEY,
+        holder text NOT NULL,
+        expires_at timestamptz NOT NULL
+      );
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

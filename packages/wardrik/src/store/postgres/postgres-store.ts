@@ -9,6 +9,17 @@ import { type ParkColumns, parkNotOpenError, type SerializedWrite, serializeWrit
 import { tellCommit } from '../commit-stats.js';
 import type { FoundMemory, MemoryFilter, MemoryQuery, StoredMemory } from '../memory-index.js';
 import { principalColumns, tokenColumns } from '../principal-columns.js';
+import {
+  checkBatch,
+  checkKeepVersions,
+  checkPurgeRunsQuery,
+  checkTime,
+  type PurgeArtifactsQuery,
+  type PurgedRuns,
+  type PurgeMemoriesQuery,
+  type PurgeRunsQuery,
+  type PurgeSessionsQuery,
+} from '../retention-store.js';
 import type { CommitStats } from '../run-store.js';
 import type {
   SessionFilter,
@@ -55,6 +66,7 @@ import * as memories from './memory-queries.js';
 import { migratePostgres } from './migrations.js';
 import { isConflict, isStatementError, isTransient, postgresFailure, scrub, type Target } from './postgres-errors.js';
 import * as requestQueries from './request-queries.js';
+import * as retention from './retention-queries.js';
 import * as runs from './run-queries.js';
 import * as sessions from './session-queries.js';
 import { isRunSignal, Signals } from './signals.js';
@@ -664,6 +676,50 @@ export class PostgresStore implements Store {
     return this.#call(`deleting artifact ${name}`, (client) => artifacts.deleteArtifact(client, scope, name), {
       retry: true,
     });
+  }
+
+  async purgeRuns(query: PurgeRunsQuery): Promise<PurgedRuns> {
+    checkPurgeRunsQuery(query);
+    // Reads of run data wait for what this node queued: a run ending now is on disk before it is judged.
+    await this.#barrier();
+    return this.#call('purging runs', (client) => retention.purgeRuns(client, query), { retry: true });
+  }
+
+  async purgeSessions(query: PurgeSessionsQuery): Promise<number> {
+    checkTime(query.idleBefore, 'idleBefore');
+    checkBatch(query.limit);
+    return this.#call('purging sessions', (client) => retention.purgeSessions(client, query), { retry: true });
+  }
+
+  async purgeMemories(query: PurgeMemoriesQuery): Promise<number> {
+    checkTime(query.before, 'before');
+    checkBatch(query.limit);
+    return this.#call('purging memories', (client) => retention.purgeMemories(client, query), { retry: true });
+  }
+
+  async purgeArtifactVersions(query: PurgeArtifactsQuery): Promise<number> {
+    checkKeepVersions(query.keepVersions);
+    checkBatch(query.limit);
+    return this.#call('purging artifact versions', (client) => retention.purgeArtifactVersions(client, query), {
+      retry: true,
+    });
+  }
+
+  async claimSweep(holder: string, ttlMs: number): Promise<boolean> {
+    checkTtl(ttlMs);
+    return this.#call('claiming the retention sweep', (client) => retention.claimSweep(client, holder, ttlMs), {
+      retry: true,
+    });
+  }
+
+  async releaseSweep(holder: string): Promise<void> {
+    await this.#call('releasing the retention sweep', (client) => retention.releaseSweep(client, holder), {
+      retry: true,
+    });
+  }
+
+  async ping(): Promise<void> {
+    await this.#call('checking that the store answers', (client) => client.query('SELECT 1'), { retry: false });
   }
 
   /** Flushes what is queued, stops listening and closes the pool. Calling it again does nothing. */

@@ -200,6 +200,17 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX parks_status_kind ON parks (status, kind);
     `,
   },
+  {
+    version: 8,
+    name: 'retention',
+    sql: `
+      -- What retention reads, a batch at a time: ended or parked runs by when they were last
+      -- written, the runs sessions hold on to, memories by when they were said.
+      CREATE INDEX runs_status_updated ON runs (status, updated_at);
+      CREATE INDEX session_runs_run ON session_runs (run_id);
+      CREATE INDEX memories_at ON memories (at);
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

@@ -35,7 +35,19 @@ import {
   tokenInfoFrom,
 } from '../principal-columns.js';
 import { ProcessLeases } from '../process-leases.js';
+import { ProcessSweepLock } from '../process-sweep-lock.js';
 import { ProcessWorkerStore } from '../process-worker-store.js';
+import {
+  checkBatch,
+  checkKeepVersions,
+  checkPurgeRunsQuery,
+  checkTime,
+  type PurgeArtifactsQuery,
+  type PurgedRuns,
+  type PurgeMemoriesQuery,
+  type PurgeRunsQuery,
+  type PurgeSessionsQuery,
+} from '../retention-store.js';
 import type { CommitStats } from '../run-store.js';
 import type {
   SessionFilter,
@@ -70,6 +82,7 @@ import { RuntimeLock } from './runtime-lock.js';
 import { prepareArtifacts, type SqliteArtifacts } from './sqlite-artifacts.js';
 import { advice, sqliteFailure } from './sqlite-errors.js';
 import { prepareMemories, type SqliteMemories } from './sqlite-memories.js';
+import { prepareRetention, type SqliteRetention } from './sqlite-retention.js';
 import { prepareSessions, type SqliteSessions } from './sqlite-sessions.js';
 import { type SyncFile, WalSync } from './wal-sync.js';
 import { prepareWriteStatements, runWriteOps, writeOps } from './write-ops.js';
@@ -210,6 +223,9 @@ export class SqliteStore implements Store {
    * other nodes to route calls to).
    */
   private readonly workerStore = new ProcessWorkerStore({ check: () => this.checkUsable() });
+  /** One process holds the file: the retention sweep's lock lives in memory. */
+  private readonly sweepLock = new ProcessSweepLock();
+  private retentionStatements: SqliteRetention | undefined;
   private closed = false;
   private closing: Promise<void> | undefined;
   /** Makes commits durable off the event loop (in the background at `synchronous: 'full'`). */
@@ -775,6 +791,61 @@ export class SqliteStore implements Store {
     return this.writeNowResult(`deleting artifact ${name}`, (statements) =>
       statements.artifacts.deleteArtifact(scope, name),
     );
+  }
+
+  async purgeRuns(query: PurgeRunsQuery): Promise<PurgedRuns> {
+    checkPurgeRunsQuery(query);
+    const retention = this.retention();
+    let purged: PurgedRuns = { runIds: [], records: 0 };
+    await this.writeNow('purging runs', () => {
+      // A run whose lease is held is being driven or given up right now: the next sweep takes it.
+      const runIds = retention.runCandidates(query).filter((runId) => !this.leases.isHeld(runId));
+      const records = runIds.length === 0 ? 0 : retention.deleteRuns(runIds);
+      for (const runId of runIds) this.leases.forget(runId);
+      purged = { runIds, records };
+    });
+    return purged;
+  }
+
+  async purgeSessions(query: PurgeSessionsQuery): Promise<number> {
+    checkTime(query.idleBefore, 'idleBefore');
+    checkBatch(query.limit);
+    const retention = this.retention();
+    return this.writeNowResult('purging sessions', () => retention.purgeSessions(query));
+  }
+
+  async purgeMemories(query: PurgeMemoriesQuery): Promise<number> {
+    checkTime(query.before, 'before');
+    checkBatch(query.limit);
+    const retention = this.retention();
+    return this.writeNowResult('purging memories', () => retention.purgeMemories(query));
+  }
+
+  async purgeArtifactVersions(query: PurgeArtifactsQuery): Promise<number> {
+    checkKeepVersions(query.keepVersions);
+    checkBatch(query.limit);
+    const retention = this.retention();
+    return this.writeNowResult('purging artifact versions', () => retention.purgeArtifactVersions(query));
+  }
+
+  async claimSweep(holder: string, ttlMs: number): Promise<boolean> {
+    this.checkUsable();
+    return this.sweepLock.claim(holder, ttlMs);
+  }
+
+  async releaseSweep(holder: string): Promise<void> {
+    this.sweepLock.release(holder);
+  }
+
+  async ping(): Promise<void> {
+    this.readNow('checking that the store answers', () => this.listStatement('SELECT 1').get());
+  }
+
+  /** Retention's statements, prepared on first use. */
+  private retention(): SqliteRetention {
+    this.ready();
+    this.retentionStatements ??= prepareRetention(this.database, (sql) => this.listStatement(sql));
+    return this.retentionStatements;
   }
 
   /** `writeNow` giving back what the write returns, as a promise (rejected rather than thrown). */
