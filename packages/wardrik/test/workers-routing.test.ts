@@ -160,9 +160,14 @@ describe('calls', () => {
       run: result.runId,
       principal: 'alice',
       idempotencyKey: `${result.runId}:c1.0`,
+      // The attempt's fencing token: the seq of its intent in the run's journal.
+      fencingToken: expect.any(Number),
       // The model read the worker's tool definitions, which nobody pinned: outside text already.
       labels: ['outside'],
     });
+    expect((second?.meta as { fencingToken: number }).fencingToken).toBeGreaterThan(
+      (recorded?.meta as { fencingToken: number }).fencingToken,
+    );
     // The second call is made by a run that has also read the first (outside) answer.
     expect(second?.meta).toMatchObject({ idempotencyKey: `${result.runId}:c2.0`, labels: ['outside'] });
     expect(recorded?.args).toEqual({ key: 'k1' });
