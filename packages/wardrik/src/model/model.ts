@@ -75,6 +75,10 @@ export interface ModelResponse {
    * step's calls, rather than take a cut-off answer as final.
    */
   readonly truncated?: boolean;
+  /** The provider's id for this answer (e.g. `chatcmpl-…`), for telemetry (`gen_ai.response.id`). */
+  readonly responseId?: string;
+  /** The model that answered, as the provider names it (e.g. `gpt-4o-mini-2024-07-18`), for telemetry. */
+  readonly responseModel?: string;
 }
 
 /** Options for one model call. */
@@ -101,5 +105,14 @@ export interface GenerateOptions {
  */
 export interface Model {
   readonly id: string;
+  /**
+   * Who serves the model, for telemetry (`gen_ai.provider.name`): `openai`, `anthropic`, or an AI
+   * SDK provider's name. Default: the part of `id` before `:`.
+   */
+  readonly provider?: string;
+  /** The model's name as the provider is asked for it (`gpt-4o-mini`). Default: the part of `id` after `:`. */
+  readonly modelName?: string;
+  /** Where its requests go (`https://api.openai.com/v1`), for telemetry (`server.address`, `server.port`). */
+  readonly baseUrl?: string;
   generate(request: ModelRequest, options: GenerateOptions): Promise<ModelResponse>;
 }

@@ -1,6 +1,6 @@
-import type { Label, Measures } from '@wardrik/core';
+import type { Arguments, Label, Measures, Tool } from '@wardrik/core';
 import type { EndStatus, ParentLink, ParkDecision, ParkKind } from '../journal/records.js';
-import type { Usage } from '../model/model.js';
+import type { Model, ModelResponse, Usage } from '../model/model.js';
 
 /**
  * An opaque carrier of trace context (W3C `traceparent`, `tracestate`), as a telemetry listener
@@ -18,11 +18,20 @@ interface RunEventBase {
   readonly trace?: TraceCarrier;
 }
 
+/** What telemetry reads of the model a call went to: the `Model`'s own fields, when it has them. */
+export type CalledModel = Pick<Model, 'provider' | 'modelName' | 'baseUrl'>;
+
+/** What telemetry reads of a model's answer: the provider's ids, when the model reports them. */
+export type AnsweredModel = Pick<ModelResponse, 'responseId' | 'responseModel'>;
+
 /** How a call attempt came out: answered (`ok`, `error`), or cut short. */
 export type AttemptOutcome = 'ok' | 'error' | 'parked' | 'timeout' | 'lost' | 'cancelled';
 
-/** How a call settled, as the model or a person will see it. */
-export type CallOutcome = 'ok' | 'error' | 'denied' | 'parked' | 'in_doubt';
+/**
+ * How a call settled, as the model or a person will see it. `cancelled`: the run was cancelled
+ * before or while the call ran (not a failure of the call: the model is told it was cancelled).
+ */
+export type CallOutcome = 'ok' | 'error' | 'denied' | 'parked' | 'in_doubt' | 'cancelled';
 
 /**
  * What happens between journal records, by name. Each name is noun-verb, like the journal's
@@ -62,16 +71,22 @@ export interface HookEvents {
     readonly labels: readonly Label[];
     readonly error?: string;
   };
-  /** A model call (one attempt of a step) began. */
+  /** A model call (one attempt of a step) began. `model`: its id; `called`: the model itself (its provider, name, URL). */
   readonly 'model-call-started': RunEventBase & {
     readonly step: number;
     readonly model: string;
+    readonly called?: CalledModel;
     readonly attempt: number;
   };
-  /** A model call ended: with its usage, or its error (`retrying` when another attempt follows). */
+  /**
+   * A model call ended: with its usage (and the provider's ids of the answer, in `response`), or its
+   * error (`cancelled` when the run was cancelled meanwhile; `retrying` when another attempt follows).
+   */
   readonly 'model-call-ended': RunEventBase & {
     readonly step: number;
     readonly model: string;
+    readonly called?: CalledModel;
+    readonly response?: AnsweredModel;
     readonly attempt: number;
     readonly durationMs: number;
     readonly usage?: Usage;
@@ -82,11 +97,16 @@ export interface HookEvents {
     readonly error?: string;
     readonly retrying?: boolean;
   };
-  /** One attempt of a call began: its intent is written (retries and recoveries are attempts too). */
+  /**
+   * One attempt of a call began: its intent is written (retries and recoveries are attempts too).
+   * `modelCallId`: the id the model gave the call; `definition`: the tool it runs, when found.
+   */
   readonly 'call-attempt-started': RunEventBase & {
     readonly step: number;
     readonly callId: string;
+    readonly modelCallId?: string;
     readonly tool: string;
+    readonly definition?: Tool<Arguments>;
     readonly attempt: number;
     readonly repeatable: boolean;
     readonly idempotencyKey: string;
@@ -103,11 +123,13 @@ export interface HookEvents {
     readonly outcome: AttemptOutcome;
     readonly error?: string;
   };
-  /** A call settled: answered, refused by policy, or parked (for a person, or in doubt). */
+  /** A call settled: answered, refused by policy, cancelled, or parked (for a person, or in doubt). */
   readonly 'call-settled': RunEventBase & {
     readonly step: number;
     readonly callId: string;
+    readonly modelCallId?: string;
     readonly tool: string;
+    readonly definition?: Tool<Arguments>;
     readonly outcome: CallOutcome;
     readonly rule?: string;
   };
@@ -160,6 +182,8 @@ export interface TracePropagation {
     readonly callId: string;
     readonly attempt: number;
   }): TraceCarrier | undefined;
+  /** The context of the span of the run's stretch this node drives now, if any (for log lines). */
+  runSpan?(runId: string): TraceCarrier | undefined;
 }
 
 /**
@@ -252,6 +276,13 @@ export class Hooks {
   /** Whether trace contexts are made (someone called `propagate`): else there is nothing to ask for. */
   get tracing(): boolean {
     return this.#propagation !== undefined;
+  }
+
+  /** The context of the span of the run's stretch driven here now, if telemetry traces it (for log lines). */
+  runSpanTrace(runId: string): TraceCarrier | undefined {
+    const propagation = this.#propagation;
+    if (!propagation?.runSpan) return undefined;
+    return safely(() => propagation.runSpan?.(runId));
   }
 
   /** The trace context of a call attempt, if telemetry makes any (a deferred one as it is: see {@link deferredCarrier}). */

@@ -543,7 +543,9 @@ export class RunDriver {
           trace: this.state.trace,
           step: this.state.steps,
           callId: call.callId,
+          modelCallId: call.modelCallId,
           tool: call.name,
+          definition: tool,
           attempt,
           repeatable: isRepeatable,
           idempotencyKey,
@@ -923,11 +925,7 @@ export class RunDriver {
   }
 
   #answered(call: CallState, answer: Answer, rule?: string, state?: StateWrite[]): JournalRecord {
-    this.#settled(
-      call,
-      answer.type === 'ok' ? 'ok' : answer.type === 'error' && answer.code === 'denied' ? 'denied' : 'error',
-      rule,
-    );
+    this.#settled(call, settledOutcome(answer), rule);
     // Plain fields, absent ones undefined (JSON leaves them out): this is made at every call.
     return {
       v: JOURNAL_VERSION,
@@ -1081,7 +1079,9 @@ export class RunDriver {
       trace: this.state.trace,
       step: this.state.steps,
       callId: call.callId,
+      modelCallId: call.modelCallId,
       tool: call.name,
+      definition: this.#tools.find(call.name),
       outcome,
       ...(rule ? { rule } : {}),
     });
@@ -1128,6 +1128,7 @@ export class RunDriver {
           trace: this.state.trace,
           step,
           model,
+          called: this.#agent.model,
           attempt: tries,
         });
       }
@@ -1140,6 +1141,8 @@ export class RunDriver {
             trace: this.state.trace,
             step,
             model,
+            called: this.#agent.model,
+            response,
             attempt: tries,
             durationMs: performance.now() - began,
             usage: response.usage,
@@ -1162,6 +1165,7 @@ export class RunDriver {
             trace: this.state.trace,
             step,
             model,
+            called: this.#agent.model,
             attempt: tries,
             durationMs: performance.now() - began,
             error: abort.aborted ? 'cancelled' : describeReason(thrown),
@@ -1397,6 +1401,13 @@ interface WriteExtras {
 const NO_EXTRAS: WriteExtras = Object.freeze({});
 
 /** How an attempt came out, for hooks. */
+/** How a call answered with `answer` settled: a refusal by policy and a cancel are not the call's failures. */
+function settledOutcome(answer: Answer): CallOutcome {
+  if (answer.type === 'ok') return 'ok';
+  if (answer.type === 'error' && (answer.code === 'denied' || answer.code === 'cancelled')) return answer.code;
+  return 'error';
+}
+
 function attemptOutcome(outcome: Attempt): { outcome: AttemptOutcome; error?: string } {
   if (outcome.kind === 'cancelled') return { outcome: 'cancelled' };
   if (outcome.kind === 'timeout') return { outcome: 'timeout', error: `timed out after ${outcome.ms} ms` };

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { type DestinationStream, type Logger, pino, stdTimeFunctions } from 'pino';
 import type PinoPretty from 'pino-pretty';
 import type { HookEvents, HookName, Hooks, TraceCarrier } from '../runtime/hooks.js';
-import { traceIdOf } from './trace-carrier.js';
+import { fromCarrier } from './trace-carrier.js';
 
 /** Log levels, most severe first (`silent` logs nothing). */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -122,7 +122,8 @@ function scrubFields(fields: Record<string, unknown>, scrub: (text: string) => s
  * Logs what a runtime does, on its hooks: runs started, resumed, parked and ended, parks opened
  * and answered, workers connecting and leaving (`info`); failed model calls and attempts, calls
  * in doubt (`warn`); every model call, attempt and settled call (`debug`); store commits
- * (`trace`). Each line of a run has `runId`, `agent` and `traceId` (when the run is traced).
+ * (`trace`). Each line of a run has `runId`, `agent`, and when the run is traced `traceId` and
+ * `spanId` (the span of the run's stretch driven here, else the run's first span).
  * Returns the function that stops logging.
  *
  * @example
@@ -140,8 +141,12 @@ export function logRuntime(wardrik: { readonly hooks: Hooks }, logger: Logger): 
   // Each line's fields: a fresh object the listener adds to (made only for lines that are written).
   const run = (event: { runId: string; agent: string; trace?: TraceCarrier }): Record<string, unknown> => {
     const fields: Record<string, unknown> = { runId: event.runId, agent: event.agent };
-    const traceId = traceIdOf(event.trace);
-    if (traceId) fields['traceId'] = traceId;
+    if (event.trace === undefined) return fields;
+    const span = fromCarrier(wardrik.hooks.runSpanTrace(event.runId) ?? event.trace);
+    if (span) {
+      fields['traceId'] = span.traceId;
+      fields['spanId'] = span.spanId;
+    }
     return fields;
   };
   const listeners: { [K in HookName]?: (event: HookEvents[K]) => void } = {
@@ -206,7 +211,8 @@ export function logRuntime(wardrik: { readonly hooks: Hooks }, logger: Logger): 
       logger.info(line, 'park answered');
     },
     'model-call-ended': (event) => {
-      const failed = event.error !== undefined;
+      // A call cut short by a cancel of its run did not fail.
+      const failed = event.error !== undefined && event.error !== 'cancelled';
       if (!failed && !debug) return;
       const line = run(event);
       line['step'] = event.step;
@@ -219,6 +225,10 @@ export function logRuntime(wardrik: { readonly hooks: Hooks }, logger: Logger): 
         return;
       }
       line['durationMs'] = Math.round(event.durationMs);
+      if (event.error === 'cancelled') {
+        logger.debug(line, 'model call cancelled');
+        return;
+      }
       if (event.usage) {
         line['inputTokens'] = event.usage.inputTokens;
         line['outputTokens'] = event.usage.outputTokens;

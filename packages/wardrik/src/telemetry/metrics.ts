@@ -3,6 +3,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { ParkKind } from '../journal/records.js';
 import type { HookEvents, HookName, Hooks } from '../runtime/hooks.js';
 import { isUnpinnedDefinitionSource, type UnpinnedDefinitionSource } from '../toolsets/tool-pins.js';
+import { registerEventLoopLag } from './event-loop-lag.js';
 import { type CounterSeries, type HistogramSeries, SeriesCounter, SeriesHistogram } from './series-metrics.js';
 
 /**
@@ -24,7 +25,10 @@ export interface MeteredRuntime {
 export interface MetricsOptions {
   /** The registry to put the metrics in. Default: a new one (not prom-client's global registry). */
   readonly registry?: Registry;
-  /** Also Node's process metrics (`process_*`, `nodejs_*`: CPU, memory, event loop lag). Default true. */
+  /**
+   * Also Node's process metrics (`process_*`, `nodejs_*`: CPU, memory, event loop lag; the event
+   * loop's from windows that hold samples, never `NaN`). Default true.
+   */
   readonly processMetrics?: boolean;
 }
 
@@ -63,6 +67,7 @@ export interface WardrikMetrics {
 interface ModelSeries {
   readonly ok: HistogramSeries;
   readonly error: HistogramSeries;
+  readonly cancelled: HistogramSeries;
   readonly input: CounterSeries;
   readonly output: CounterSeries;
   readonly usd: CounterSeries;
@@ -72,7 +77,11 @@ interface ModelSeries {
 export function enableMetrics(wardrik: MeteredRuntime, options: MetricsOptions = {}): WardrikMetrics {
   const registry = options.registry ?? new Registry();
   const registers = [registry];
-  if (options.processMetrics !== false) collectDefaultMetrics({ register: registry });
+  let stopLag: (() => void) | undefined;
+  if (options.processMetrics !== false) {
+    collectDefaultMetrics({ register: registry });
+    stopLag = registerEventLoopLag(registry);
+  }
 
   const runsStarted = new Counter({
     name: 'wardrik_runs_started_total',
@@ -140,7 +149,7 @@ export function enableMetrics(wardrik: MeteredRuntime, options: MetricsOptions =
   // Counted at every step: series kept by label values, cheap to update (see series-metrics.ts).
   const calls = new SeriesCounter({
     name: 'wardrik_calls_total',
-    help: 'Tool calls settled, by outcome: ok, error, denied (by policy), parked (for a person), in_doubt.',
+    help: 'Tool calls settled, by outcome: ok, error, denied (by policy), parked (for a person), in_doubt, cancelled (the run was).',
     labelNames: ['agent', 'tool', 'outcome'],
     registers,
   });
@@ -153,7 +162,7 @@ export function enableMetrics(wardrik: MeteredRuntime, options: MetricsOptions =
   });
   const modelCalls = new SeriesHistogram({
     name: 'wardrik_model_call_duration_seconds',
-    help: 'How long each model call took, by outcome (ok, error).',
+    help: 'How long each model call took, by outcome (ok, error, cancelled: cut short by a cancel of the run).',
     labelNames: ['agent', 'model', 'outcome'],
     buckets: LATENCY_BUCKETS,
     registers,
@@ -227,6 +236,7 @@ export function enableMetrics(wardrik: MeteredRuntime, options: MetricsOptions =
       found = {
         ok: modelCalls.series(agent, model, 'ok'),
         error: modelCalls.series(agent, model, 'error'),
+        cancelled: modelCalls.series(agent, model, 'cancelled'),
         input: tokens.series(agent, model, 'input'),
         output: tokens.series(agent, model, 'output'),
         usd: modelUsd.series(agent, model),
@@ -261,8 +271,9 @@ export function enableMetrics(wardrik: MeteredRuntime, options: MetricsOptions =
       attempts.series(event.agent, event.tool, event.outcome).observe(event.durationMs / 1000),
     'model-call-ended': (event) => {
       const model = modelSeries(event.agent, event.model);
-      if (event.error === undefined) model.ok.observe(event.durationMs / 1000);
-      else model.error.observe(event.durationMs / 1000);
+      const outcome =
+        event.error === undefined ? model.ok : event.error === 'cancelled' ? model.cancelled : model.error;
+      outcome.observe(event.durationMs / 1000);
       const usage = event.usage;
       if (usage) {
         model.input.add(usage.inputTokens);
@@ -294,6 +305,7 @@ export function enableMetrics(wardrik: MeteredRuntime, options: MetricsOptions =
     },
     stop() {
       for (const stop of stops) stop();
+      stopLag?.();
       stopped = true;
     },
   };

@@ -3,6 +3,7 @@ import {
   type Context,
   context,
   isSpanContextValid,
+  type Meter,
   ROOT_CONTEXT,
   type Span,
   SpanKind,
@@ -10,7 +11,11 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
+import type { Model } from '../model/model.js';
 import { deferredCarrier, type HookEvents, type HookName, type Hooks, type TraceCarrier } from '../runtime/hooks.js';
+import { recordGenAiMetrics } from './genai-metrics.js';
+import { genAiModelNames, toolType } from './genai-names.js';
+import { redactArguments, redactText } from './redaction.js';
 import { fromCarrier, toCarrier } from './trace-carrier.js';
 
 /** How {@link enableTracing} traces. */
@@ -20,8 +25,24 @@ export interface TracingOptions {
   /**
    * Put what people and models wrote in spans: tool arguments, park reasons, error messages.
    * Default false: spans say what happened (names, ids, outcomes, durations, tokens), never the text.
+   * Even then, arguments the tool's schema marks sensitive (`writeOnly: true`, or
+   * `"x-wardrik-sensitive": true`), fields named like secrets (`api_key`, `password`, `token`…)
+   * and text shaped like one (API keys, bearer tokens, JWTs, private keys) are `[redacted]`.
    */
   readonly includeContent?: boolean;
+  /**
+   * Record the GenAI client metrics (`gen_ai.client.token.usage`, `gen_ai.client.operation.duration`)
+   * through the OpenTelemetry metrics API too (see `recordGenAiMetrics`). Default true.
+   */
+  readonly genAiMetrics?: boolean;
+  /** The meter those metrics are recorded with. Default: the global provider's `wardrik` meter. */
+  readonly meter?: Meter;
+}
+
+/** What {@link enableTracing} reads of the runtime: its hooks, and its agents (for agent spans' model and description). */
+export interface TracedRuntime {
+  readonly hooks: Hooks;
+  agents?(): readonly { readonly name: string; readonly description: string; readonly model: Model }[];
 }
 
 /** A run's stretch does not start (its start failed) when `run-started` has not come this long after its trace was made. */
@@ -81,9 +102,22 @@ interface AttemptTrace {
  * - `invoke_agent AGENT`: a stretch of a run one node drives — from its start or resumption to
  *   its end, a park or a stop. The first one's context is journaled with the run: every later
  *   stretch (after a person's answer, a restart, on another node) is its child, in the same trace.
- * - `chat MODEL`: one model call (GenAI conventions: `gen_ai.operation.name`, `gen_ai.request.model`,
- *   `gen_ai.usage.input_tokens`/`output_tokens`, `gen_ai.response.finish_reasons`).
- * - `execute_tool TOOL`: a call, until it settles (`wardrik.call.outcome`, `wardrik.call.attempts`).
+ *   GenAI conventions: `gen_ai.operation.name`, `gen_ai.provider.name`, `gen_ai.agent.name`,
+ *   `gen_ai.agent.description`, `gen_ai.request.model` (of the agent's model), `gen_ai.conversation.id`
+ *   (the session), `gen_ai.usage.*` (of the whole run, at its end).
+ * - `chat MODEL`: one model call (GenAI conventions: `gen_ai.operation.name`, `gen_ai.provider.name`,
+ *   `gen_ai.request.model` — the model the provider was asked for, `gpt-4o-mini` of
+ *   `openai:gpt-4o-mini` —, `gen_ai.response.model`, `gen_ai.response.id`, `server.address`/`port`
+ *   when the model says where it sends requests, `gen_ai.usage.input_tokens`/`output_tokens`,
+ *   `gen_ai.response.finish_reasons`).
+ * - `execute_tool TOOL`: a call, until it settles (`gen_ai.tool.call.id`: the id the model gave the
+ *   call, which its tool call carries; `gen_ai.tool.type`: `function`, or `extension` for an MCP
+ *   server's or a worker's; `gen_ai.tool.description`; `wardrik.call.id`, `wardrik.call.outcome`,
+ *   `wardrik.call.attempts`).
+ *
+ * A call or model call cut short by a cancel of its run is not an error: its span's status is left
+ * unset, with a `wardrik.cancelled` event (`wardrik.call.outcome` `cancelled`). The GenAI client
+ * metrics are recorded too, through the metrics API (see {@link TracingOptions.genAiMetrics}).
  * - `attempt TOOL`: one attempt of a call, a child of its `execute_tool` span, whose context goes to
  *   workers and MCP servers in `_meta` (`traceparent`, `tracestate`) and to the tool's context. Made
  *   for every attempt that needs one: a call tried more than once, an attempt that did not answer
@@ -108,21 +142,29 @@ interface AttemptTrace {
  * const stop = enableTracing(wardrik, { tracer: provider.getTracer('wardrik') })
  * ```
  */
-export function enableTracing(wardrik: { readonly hooks: Hooks }, options: TracingOptions = {}): () => void {
+export function enableTracing(wardrik: TracedRuntime, options: TracingOptions = {}): () => void {
   const tracer = options.tracer ?? trace.getTracer('wardrik');
   const content = options.includeContent === true;
   const hooks = wardrik.hooks;
+  /** What content capture may write of a text: known shapes of secrets redacted. */
+  const text = (value: string): string => redactText(value);
+  const agentNamed = (name: string) => wardrik.agents?.().find((agent) => agent.name === name);
   const stretches = new Map<string, Stretch>();
   /** Runs whose trace was made as they started, until `run-started` comes (or their start is given up on). */
   const starting = new Set<string>();
   let sweeper: NodeJS.Timeout | undefined;
 
   const open = (runId: string, agent: string, parent: Context, resumed: boolean): Stretch => {
-    const attributes: Attributes = {
-      'gen_ai.operation.name': 'invoke_agent',
-      'gen_ai.agent.name': agent,
-      'wardrik.run.id': runId,
-    };
+    const attributes: Attributes = { 'gen_ai.operation.name': 'invoke_agent' };
+    const defined = agentNamed(agent);
+    if (defined) {
+      const names = genAiModelNames(defined.model.id, defined.model);
+      attributes['gen_ai.provider.name'] = names.provider;
+      attributes['gen_ai.request.model'] = names.requestModel;
+    }
+    attributes['gen_ai.agent.name'] = agent;
+    attributes['wardrik.run.id'] = runId;
+    if (defined?.description) attributes['gen_ai.agent.description'] = defined.description;
     if (resumed) attributes['wardrik.run.resumed'] = true;
     const span = tracer.startSpan(`invoke_agent ${agent}`, { kind: SpanKind.INTERNAL, attributes }, parent);
     const stretch: Stretch = {
@@ -193,7 +235,8 @@ export function enableTracing(wardrik: { readonly hooks: Hooks }, options: Traci
       { kind: SpanKind.CLIENT, attributes: { 'gen_ai.tool.name': started.tool }, startTime: attempt.began },
       call.context,
     );
-    span.setAttribute('gen_ai.tool.call.id', started.callId);
+    if (started.modelCallId !== undefined) span.setAttribute('gen_ai.tool.call.id', started.modelCallId);
+    span.setAttribute('wardrik.call.id', started.callId);
     span.setAttribute('wardrik.run.id', started.runId);
     span.setAttribute('wardrik.attempt', started.attempt);
     span.setAttribute('wardrik.call.repeatable', started.repeatable);
@@ -210,13 +253,16 @@ export function enableTracing(wardrik: { readonly hooks: Hooks }, options: Traci
     span.setAttribute('wardrik.attempt.outcome', event.outcome);
     if (event.outcome === 'error' || event.outcome === 'timeout' || event.outcome === 'lost') {
       span.setAttribute('error.type', event.outcome);
-      span.setStatus({ code: SpanStatusCode.ERROR, message: content && event.error ? event.error : event.outcome });
-    }
+      span.setStatus({
+        code: SpanStatusCode.ERROR,
+        message: content && event.error ? text(event.error) : event.outcome,
+      });
+    } else if (event.outcome === 'cancelled') span.addEvent('wardrik.cancelled', at);
     span.end(at);
   };
   const startCall = (
     stretch: Stretch,
-    event: { runId: string; callId: string; tool: string; step: number; arguments?: unknown },
+    event: HookEvents['call-attempt-started'] | HookEvents['call-settled'],
   ): CallTrace => {
     const span = tracer.startSpan(
       `execute_tool ${event.tool}`,
@@ -226,11 +272,16 @@ export function enableTracing(wardrik: { readonly hooks: Hooks }, options: Traci
       },
       stretch.context,
     );
-    span.setAttribute('gen_ai.tool.call.id', event.callId);
+    const definition = event.definition;
+    if (event.modelCallId !== undefined) span.setAttribute('gen_ai.tool.call.id', event.modelCallId);
+    span.setAttribute('gen_ai.tool.type', toolType(event.tool, definition));
+    if (definition?.description) span.setAttribute('gen_ai.tool.description', definition.description);
+    span.setAttribute('wardrik.call.id', event.callId);
     span.setAttribute('wardrik.run.id', event.runId);
     span.setAttribute('wardrik.step', event.step);
-    if (content && event.arguments !== undefined) {
-      span.setAttribute('gen_ai.tool.call.arguments', JSON.stringify(event.arguments));
+    const schema = definition?.schema.jsonSchema;
+    if (content && 'arguments' in event && event.arguments !== undefined) {
+      span.setAttribute('gen_ai.tool.call.arguments', JSON.stringify(redactArguments(event.arguments, schema)));
     }
     return { span, context: undefined, attempts: 0, spans: false, attempt: undefined };
   };
@@ -264,18 +315,29 @@ export function enableTracing(wardrik: { readonly hooks: Hooks }, options: Traci
         if (outputTokens !== undefined) span.setAttribute('gen_ai.usage.output_tokens', outputTokens);
         if (usd !== undefined) span.setAttribute('wardrik.cost.usd', usd);
         if (event.status === 'failed') {
-          span.setStatus({ code: SpanStatusCode.ERROR, message: content ? (event.error ?? 'failed') : 'failed' });
-        }
+          span.setStatus({ code: SpanStatusCode.ERROR, message: content ? text(event.error ?? 'failed') : 'failed' });
+        } else if (event.status === 'cancelled') span.addEvent('wardrik.cancelled');
       });
     },
     'model-call-started': (event) => {
       const stretch = stretchOf(event);
       if (!stretch.recording) return;
+      const names = genAiModelNames(event.model, event.called);
+      const attributes: Attributes = {
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.provider.name': names.provider,
+        'gen_ai.request.model': names.requestModel,
+      };
+      if (names.serverAddress !== undefined) {
+        attributes['server.address'] = names.serverAddress;
+        if (names.serverPort !== undefined) attributes['server.port'] = names.serverPort;
+      }
       const span = tracer.startSpan(
-        `chat ${event.model}`,
-        { kind: SpanKind.CLIENT, attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': event.model } },
+        `chat ${names.requestModel}`,
+        { kind: SpanKind.CLIENT, attributes },
         stretch.context,
       );
+      if (names.requestModel !== event.model) span.setAttribute('wardrik.model', event.model);
       span.setAttribute('wardrik.run.id', event.runId);
       span.setAttribute('wardrik.step', event.step);
       span.setAttribute('wardrik.attempt', event.attempt);
@@ -287,10 +349,17 @@ export function enableTracing(wardrik: { readonly hooks: Hooks }, options: Traci
       const span = stretch?.models.get(key);
       if (!stretch || !span) return;
       stretch.models.delete(key);
+      const response = event.response;
+      if (response?.responseModel !== undefined) span.setAttribute('gen_ai.response.model', response.responseModel);
+      if (response?.responseId !== undefined) span.setAttribute('gen_ai.response.id', response.responseId);
       const usage = event.usage;
       if (usage) {
         span.setAttribute('gen_ai.usage.input_tokens', usage.inputTokens);
         span.setAttribute('gen_ai.usage.output_tokens', usage.outputTokens);
+        if (usage.cachedInputTokens) span.setAttribute('gen_ai.usage.cache_read.input_tokens', usage.cachedInputTokens);
+        if (usage.cacheWriteInputTokens) {
+          span.setAttribute('gen_ai.usage.cache_creation.input_tokens', usage.cacheWriteInputTokens);
+        }
       }
       const finish = event.finishReason;
       if (finish)
@@ -299,9 +368,10 @@ export function enableTracing(wardrik: { readonly hooks: Hooks }, options: Traci
       const usd = event.measures?.['usd'];
       if (usd !== undefined) span.setAttribute('wardrik.cost.usd', usd);
       if (event.retrying !== undefined) span.setAttribute('wardrik.retrying', event.retrying);
-      if (event.error !== undefined) {
-        span.setAttribute('error.type', event.error === 'cancelled' ? 'cancelled' : 'model_error');
-        span.setStatus({ code: SpanStatusCode.ERROR, message: content ? event.error : 'the model call failed' });
+      if (event.error === 'cancelled') span.addEvent('wardrik.cancelled');
+      else if (event.error !== undefined) {
+        span.setAttribute('error.type', 'model_error');
+        span.setStatus({ code: SpanStatusCode.ERROR, message: content ? text(event.error) : 'the model call failed' });
       }
       span.end();
     },
@@ -351,14 +421,14 @@ export function enableTracing(wardrik: { readonly hooks: Hooks }, options: Traci
       if (event.outcome === 'error' || event.outcome === 'in_doubt') {
         span.setAttribute('error.type', event.outcome);
         span.setStatus({ code: SpanStatusCode.ERROR, message: event.outcome });
-      }
+      } else if (event.outcome === 'cancelled') span.addEvent('wardrik.cancelled');
       span.end();
     },
     'park-opened': (event) => {
       const attributes: Attributes = { 'wardrik.park.id': event.parkId, 'wardrik.park.kind': event.kind };
       if (event.tool !== undefined) attributes['gen_ai.tool.name'] = event.tool;
       if (event.rule !== undefined) attributes['wardrik.park.rule'] = event.rule;
-      if (content) attributes['wardrik.park.reason'] = event.reason;
+      if (content) attributes['wardrik.park.reason'] = text(event.reason);
       stretchOf(event).span.addEvent('wardrik.park.opened', attributes);
     },
     'park-answered': (event) => {
@@ -383,7 +453,7 @@ export function enableTracing(wardrik: { readonly hooks: Hooks }, options: Traci
     'run-start-failed': (event) =>
       close(event.runId, (span) => {
         span.setAttribute('wardrik.run.start_failed', true);
-        span.setStatus({ code: SpanStatusCode.ERROR, message: content ? event.error : 'the run did not start' });
+        span.setStatus({ code: SpanStatusCode.ERROR, message: content ? text(event.error) : 'the run did not start' });
       }),
   };
 
@@ -422,9 +492,15 @@ export function enableTracing(wardrik: { readonly hooks: Hooks }, options: Traci
       // Its span is made when its context is first read (by a worker, an MCP server, a child run, the tool).
       return deferredCarrier(() => toCarrier(attemptSpan(call, attempt).spanContext()));
     },
+    runSpan: (runId) => {
+      const stretch = stretches.get(runId);
+      return stretch?.real ? toCarrier(stretch.span.spanContext()) : undefined;
+    },
   });
+  const stopMetrics = options.genAiMetrics === false ? undefined : recordGenAiMetrics(hooks, { meter: options.meter });
   return () => {
     for (const stop of stops) stop();
+    stopMetrics?.();
     unpropagate();
     if (sweeper) clearTimeout(sweeper);
     sweeper = undefined;
