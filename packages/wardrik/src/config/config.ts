@@ -1,6 +1,7 @@
 import type { Agent } from '../agent.js';
 import type { RetryPolicy } from '../runtime/backoff.js';
 import { checkPolicy, type Policy } from '../runtime/policy.js';
+import { checkRetention, type RetentionOptions } from '../runtime/retention-rules.js';
 import { SERVER_LIMIT_NAMES, type ServerLimits, serverLimitProblems } from '../server/server-settings.js';
 import type { Store } from '../store/store.js';
 import { checkTelemetry, type TelemetryConfig } from '../telemetry/telemetry-config.js';
@@ -23,6 +24,12 @@ export interface ServerConfig extends ServerLimits {
   readonly bodyLimitBytes?: number;
   /** Largest WebSocket frame a worker may send, in bytes. Default 4 MiB. */
   readonly maxWorkerFrameBytes?: number;
+  /**
+   * On SIGTERM or SIGINT, how long the runs under way get to reach their next journal record
+   * before the node stops them where they are (ms). Default 20 s (below Kubernetes' 30 s
+   * `terminationGracePeriodSeconds`); `--shutdown-grace-ms` overrides it.
+   */
+  readonly shutdownGraceMs?: number;
 }
 
 /** What a `wardrik.config.ts` exports by default. */
@@ -51,6 +58,12 @@ export interface WardrikConfig {
   readonly durableAnswers?: boolean;
   /** Traces, metrics and logs of `wardrik serve` (see the README's "Telemetry"). */
   readonly telemetry?: TelemetryConfig;
+  /**
+   * What is deleted, and when (see the README's "Operations"): ended runs after N days, idle
+   * sessions, old memories and artifact versions, for every agent or per agent. Without it,
+   * nothing is ever deleted.
+   */
+  readonly retention?: RetentionOptions;
   // Models are set per agent (`model: modelFromEnvironment() ?? …`); see the README's "Models".
 }
 
@@ -64,8 +77,9 @@ const KEYS = [
   'workers',
   'durableAnswers',
   'telemetry',
+  'retention',
 ];
-const SERVER_KEYS = ['host', 'port', 'bodyLimitBytes', 'maxWorkerFrameBytes', ...SERVER_LIMIT_NAMES];
+const SERVER_KEYS = ['host', 'port', 'bodyLimitBytes', 'maxWorkerFrameBytes', 'shutdownGraceMs', ...SERVER_LIMIT_NAMES];
 const RETRY_KEYS = ['attempts', 'baseDelayMs', 'maxDelayMs'];
 
 /**
@@ -114,6 +128,11 @@ export function checkConfig(config: unknown, where: string): asserts config is W
     throw new ConfigError(`${where}.durableAnswers: expected true or false`);
   }
   checkTelemetry(config['telemetry'], `${where}.telemetry`);
+  try {
+    checkRetention(config['retention'], `${where}.retention`);
+  } catch (cause) {
+    throw new ConfigError((cause as Error).message, { cause });
+  }
 }
 
 /** Checks `workers.pins` as the worker hub will (so that a config with a bad pin fails as it loads, naming it). */
@@ -149,7 +168,12 @@ function checkServer(server: unknown, where: string): void {
       throw new ConfigError(`${where}.${key}: unknown setting (expected ${SERVER_KEYS.join(', ')})`);
     }
   }
-  const { host, port, bodyLimitBytes, maxWorkerFrameBytes } = server;
+  const { host, port, bodyLimitBytes, maxWorkerFrameBytes, shutdownGraceMs } = server;
+  if (shutdownGraceMs !== undefined && !(Number.isSafeInteger(shutdownGraceMs) && (shutdownGraceMs as number) >= 0)) {
+    throw new ConfigError(
+      `${where}.shutdownGraceMs: expected a whole number of ms of at least 0, got ${describe(shutdownGraceMs)}`,
+    );
+  }
   if (
     maxWorkerFrameBytes !== undefined &&
     !(Number.isInteger(maxWorkerFrameBytes) && (maxWorkerFrameBytes as number) > 0)

@@ -18,6 +18,9 @@ export const CONFIG_EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'];
 /** The names `loadConfig` looks for when it is given no path (a directory may hold only one). */
 export const CONFIG_FILE_NAMES = CONFIG_EXTENSIONS.map((extension) => `wardrik.config${extension}`);
 
+/** How long runs under way get to reach their next journal record when `serve` stops, unless set (ms). */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 20_000;
+
 /** Where local state lives, next to the config file: the default SQLite file and the admin token. */
 export const STATE_DIRECTORY = '.wardrik';
 
@@ -43,8 +46,13 @@ export interface LoadedConfig {
   readonly maxWorkerFrameBytes?: number;
   /** The server's limits and timeouts set in the config (the others take their defaults): pass them on to `startServer`. */
   readonly limits: ServerLimits;
+  /** How long runs under way get to reach their next journal record when `serve` stops (ms). Default 20 s. */
+  readonly shutdownGraceMs: number;
   /** The runtime settings to pass on to `createWardrik`. */
-  readonly runtime: Pick<WardrikOptions, 'toolRetry' | 'modelRetry' | 'policy' | 'workers' | 'durableAnswers'>;
+  readonly runtime: Pick<
+    WardrikOptions,
+    'toolRetry' | 'modelRetry' | 'policy' | 'workers' | 'durableAnswers' | 'retention'
+  >;
   /** The config's `telemetry` section, as written. */
   readonly telemetry?: TelemetryConfig;
 }
@@ -106,12 +114,14 @@ export async function loadConfig(
       ? {}
       : { maxWorkerFrameBytes: config.server.maxWorkerFrameBytes }),
     limits: serverLimits(config),
+    shutdownGraceMs: config.server?.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
     runtime: {
       ...(config.toolRetry ? { toolRetry: config.toolRetry } : {}),
       ...(config.modelRetry ? { modelRetry: config.modelRetry } : {}),
       ...(config.policy ? { policy: config.policy } : {}),
       ...(config.workers ? { workers: config.workers } : {}),
       ...(config.durableAnswers === undefined ? {} : { durableAnswers: config.durableAnswers }),
+      ...(config.retention ? { retention: config.retention } : {}),
     },
     ...(config.telemetry ? { telemetry: config.telemetry } : {}),
   };

@@ -50,8 +50,9 @@ import {
 } from '../store/store.js';
 import { type HubOptions, WorkerHub } from '../workers/worker-hub.js';
 import { defaultModelRetry, defaultToolRetry, type RetryPolicy } from './backoff.js';
+import { type DrainReport, drainRuns, NodeStoppingError } from './drain.js';
 import { checkEditedArguments, type EditCheckDeps } from './edited-arguments.js';
-import { EventHub, type RunEvent, type RunEventListener, recordEvent } from './events.js';
+import { EventHub, isJournaled, type RunEvent, type RunEventListener, recordEvent } from './events.js';
 import { type ExternalOutcome, ExternalWorkDesk } from './external-work.js';
 import { type FollowOptions, followRun } from './follow-run.js';
 import { Hooks } from './hooks.js';
@@ -60,6 +61,8 @@ import { Ownership } from './ownership.js';
 import { checkDecision } from './park-decision.js';
 import { checkPolicy, type Policy } from './policy.js';
 import { RestingRuns } from './resting-runs.js';
+import { checkRetention, type RetentionOptions } from './retention-rules.js';
+import { Retention } from './retention-sweep.js';
 import { type DriveOutcome, type DriverDeps, RunDriver } from './run-driver.js';
 import { RunLocks } from './run-locks.js';
 import { RunWaiters } from './run-waiters.js';
@@ -124,6 +127,12 @@ export interface WardrikOptions {
   readonly memory?: MemoryOptions;
   /** Artifacts (named, versioned files of sessions and principals): where they are kept, the largest. */
   readonly artifacts?: ArtifactOptions;
+  /**
+   * What is deleted, and when: ended runs after N days, idle sessions, old memories and artifact
+   * versions, for every agent or per agent; swept in the background by one node at a time (see
+   * `Retention`). Without it (the default) nothing is ever deleted.
+   */
+  readonly retention?: RetentionOptions;
 }
 
 /** How to start a run. */
@@ -186,6 +195,7 @@ export async function createWardrik(options: WardrikOptions): Promise<Wardrik> {
     await wardrik.loadAllowances();
     if (options.recover !== false) await wardrik.recover();
     await wardrik.watchExternalWork();
+    wardrik.retention.start();
   } catch (thrown) {
     await wardrik.close().catch(() => {});
     throw thrown;
@@ -239,6 +249,10 @@ export class Wardrik {
   readonly #sessions: Sessions;
   readonly #external: ExternalWorkDesk;
   readonly #services: Services;
+  /** Set once `drain` began: this node takes no new runs or answers. */
+  #draining: Promise<DrainReport> | undefined;
+  /** Deletes what retention no longer keeps: the background sweep, and purges on request. */
+  readonly retention: Retention;
 
   constructor(options: WardrikOptions) {
     this.store = options.store;
@@ -324,6 +338,13 @@ export class Wardrik {
         },
       },
     );
+    this.retention = new Retention({
+      store: options.store,
+      node,
+      now: this.#deps.now,
+      agents: this.#agents.all().map((agent) => ({ name: agent.name, app: agent.app })),
+      options: checkRetention(options.retention, 'retention'),
+    });
     this.#maxRuns = options.maxRuns ?? DEFAULT_MAX_RUNS;
     this.#claimIntervalMs = options.claimIntervalMs ?? DEFAULT_CLAIM_INTERVAL_MS;
     this.#stopSignals = options.store.onRunSignal((signal) => this.#onSignal(signal));
@@ -438,7 +459,7 @@ export class Wardrik {
     options: StartOptions,
     { durable }: { durable: boolean },
   ): Promise<{ runId: string }> {
-    this.#checkOpen();
+    this.#checkTakingWork();
     const agent = this.#agent(agentName);
     if (typeof input !== 'string' || input.trim() === '') {
       throw new InvalidInputError('input: expected a non-empty message for the agent');
@@ -662,7 +683,7 @@ export class Wardrik {
     options: AnswerOptions,
     { carried = true }: { carried?: boolean } = {},
   ): Promise<void> {
-    this.#checkOpen();
+    this.#checkTakingWork();
     const park = await this.store.getPark(parkId);
     if (!park) throw new ParkNotFoundError(`no park ${JSON.stringify(parkId)}`);
     const checked = carried
@@ -763,7 +784,7 @@ export class Wardrik {
     if (typeof options?.reason !== 'string' || options.reason.trim() === '') {
       throw new InvalidInputError('reason: say why the labels may be released');
     }
-    this.#checkOpen();
+    this.#checkTakingWork();
     return this.#locks.hold(runId, async () => {
       const driver = await this.#loadOrMark(runId);
       try {
@@ -877,7 +898,7 @@ export class Wardrik {
 
   /** Starts a claim pass, or asks the one under way to go round once more. */
   #claimSoon(): void {
-    if (this.#closed || this.#failure) return;
+    if (this.#closed || this.#failure || this.#draining) return;
     if (this.#claiming) {
       this.#claimAgain = true;
       return;
@@ -977,6 +998,85 @@ export class Wardrik {
     return this.#drivers.size;
   }
 
+  /** Resolves once the store answers a trivial read (a readiness probe); rejects with `StoreError` if it does not. */
+  ping(): Promise<void> {
+    return this.store.ping();
+  }
+
+  /** Whether the node drains (see `drain`): it takes no new runs or answers. */
+  get draining(): boolean {
+    return this.#draining !== undefined;
+  }
+
+  /**
+   * Drains this node before it stops: from now on it takes no new runs, answers or take-overs
+   * (`start`, `answerPark`, `releaseLabels`, `completeExternal` throw `NodeStoppingError`), and
+   * each run it drives stops at its next safe point within `graceMs` — its next journal record
+   * with no call in flight, or before its next model call — so that calls under way finish and
+   * are journaled rather than left in doubt. Each run's lease is given back as soon as it stops, so
+   * that another node sharing the store takes it over at once. Past `graceMs`, what still goes
+   * stops where it is (the journal decides how it goes on, as after a crash). Call `close()` after.
+   *
+   * @example
+   * ```ts
+   * process.once('SIGTERM', async () => {
+   *   await wardrik.drain({ graceMs: 20_000 })
+   *   await wardrik.close()
+   * })
+   * ```
+   */
+  drain(options: { readonly graceMs: number }): Promise<DrainReport> {
+    if (this.#draining) return this.#draining;
+    const graceMs = options?.graceMs;
+    if (typeof graceMs !== 'number' || !Number.isFinite(graceMs) || graceMs < 0) {
+      throw new InvalidInputError(`graceMs: expected a number of ms of at least 0, got ${String(graceMs)}`);
+    }
+    if (this.#claimTimer) clearInterval(this.#claimTimer);
+    this.#claimTimer = undefined;
+    const driven = (driver: RunDriver) => ({
+      runId: driver.runId,
+      calls: () => driver.state.calls,
+      stop: () => driver.stop(),
+      done: this.#driving.get(driver.runId) ?? Promise.resolve(),
+      handOver: () => this.#handOver(driver),
+    });
+    this.#draining = drainRuns(
+      {
+        driven: () => [...this.#drivers.values()].filter((driver) => this.#driving.has(driver.runId)).map(driven),
+        find: (runId) => {
+          const driver = this.#drivers.get(runId);
+          return driver && this.#driving.has(runId) ? driven(driver) : undefined;
+        },
+        onRecord: (listener) =>
+          this.#hub.subscribe('*', (event) => {
+            if (isJournaled(event)) listener(event.runId, event.type);
+          }),
+        onModelCall: (listener) => this.hooks.on('model-call-started', (event) => listener(event.runId)),
+      },
+      { graceMs },
+    ).then((report) => {
+      // Whoever waits for a run that goes on elsewhere hears so now (the run is on disk).
+      this.#waiters.rejectAll(
+        (runId) =>
+          new NodeStoppingError(
+            `this node stopped before run ${runId} ended or parked; it goes on on another node (or when this one restarts)`,
+          ),
+      );
+      return report;
+    });
+    return this.#draining;
+  }
+
+  /**
+   * Gives back the lease of a run whose driver stopped while draining, so that another node takes
+   * it over at once (a run that parked or ended gave its lease up already).
+   */
+  async #handOver(driver: RunDriver): Promise<void> {
+    const lease = driver.lease;
+    if (!lease || this.#drivers.get(driver.runId) === driver || driver.ended) return;
+    if (this.#ownership.holds(lease)) await this.#ownership.release(lease);
+  }
+
   /**
    * Stops driving (runs stay `running` on disk and are recovered by the next start), then closes
    * the store.
@@ -984,6 +1084,7 @@ export class Wardrik {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    await this.retention.stop();
     if (this.#claimTimer) clearInterval(this.#claimTimer);
     this.#external.close();
     this.#ownership.stop();
@@ -1031,7 +1132,7 @@ export class Wardrik {
     outcome: ExternalOutcome,
     options: { by?: string; waitMs?: number } = {},
   ): Promise<{ parkId: string; runId: string }> {
-    this.#checkOpen();
+    this.#checkTakingWork();
     return this.#external.complete(handle, outcome, options);
   }
 
@@ -1129,6 +1230,16 @@ export class Wardrik {
   #checkOpen(): void {
     if (this.#closed) throw new InvalidInputError('this Wardrik is closed');
     this.#checkUsable();
+  }
+
+  /** `#checkOpen`, and refuses new runs and answers once the node drains (see `drain`). */
+  #checkTakingWork(): void {
+    this.#checkOpen();
+    if (this.#draining) {
+      throw new NodeStoppingError(
+        'this node is stopping: it takes no new runs or answers; send them to another node, or again once it has restarted',
+      );
+    }
   }
 
   #checkUsable(): void {
@@ -1380,6 +1491,8 @@ export class Wardrik {
   /** What the store signals: requests for runs driven here, runs to take over, journals that grew. */
   #onSignal(signal: RunSignal): void {
     if (this.#closed || this.#failure) return;
+    // Draining: runs are handed over, not taken (followers still hear of journals that grew).
+    if (this.#draining && signal.type !== 'appended') return;
     if (signal.type === 'claimable') {
       this.#claimSoon();
       return;

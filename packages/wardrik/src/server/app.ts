@@ -11,9 +11,12 @@ import { mountConsole } from './console-assets.js';
 import { consoleRoutes } from './console-routes.js';
 import { memoryRoutes } from './memory-routes.js';
 import { metricsRoute, type ServedMetrics } from './metrics-route.js';
+import { NODE_STOPPING_EVENT, NodeLifecycle } from './node-lifecycle.js';
 import { openApiDocument } from './openapi.js';
+import { probeRoutes } from './probe-routes.js';
 import { ApiProblem, problemResponse, RETRY_AFTER_SECONDS, STORE_FAILED, send } from './problem.js';
 import { neverStored, responseHeaders } from './response-headers.js';
+import { retentionRoutes } from './retention-routes.js';
 import { type Route, routeWithQuery } from './routes.js';
 import {
   AnswerParkBody,
@@ -41,6 +44,11 @@ export interface AppOptions extends Pick<ServerLimits, 'maxStreamsPerPrincipal' 
   readonly heartbeatMs?: number;
   /** Serve `GET /metrics` to the bearer of a metrics token (see `enableMetrics`). */
   readonly metrics?: ServedMetrics;
+  /**
+   * The node's phase, which `/v1/ready` reports, and its open event streams (ended with a last
+   * `node-stopping` event when it stops). Default: a node ready at once.
+   */
+  readonly lifecycle?: NodeLifecycle;
 }
 
 type Env = { Variables: { principal: Principal } };
@@ -64,6 +72,7 @@ export function createApp(options: AppOptions): Hono<Env> {
   });
   const slots = new StreamSlots(maxStreamsPerPrincipal);
   const streams = new TokenConnections(auth, { recheckMs: revocationCheckMs });
+  const lifecycle = options.lifecycle ?? new NodeLifecycle('ready');
   const app = new Hono<Env>();
 
   app.use('*', responseHeaders());
@@ -90,6 +99,7 @@ export function createApp(options: AppOptions): Hono<Env> {
       handle: ({ c }) =>
         wardrik.failure ? send(c, 503, 'store', 'Store failed', STORE_FAILED) : c.json({ status: 'ok' }),
     },
+    ...probeRoutes({ wardrik, lifecycle }),
     {
       method: 'get',
       path: '/v1/openapi.json',
@@ -197,6 +207,12 @@ export function createApp(options: AppOptions): Hono<Env> {
           stream.onAbort(() => abort.abort());
           // Revoking the token ends the stream: abort() stops following and ends the response.
           const releaseToken = streams.hold({ tokenId, bearer }, () => stream.abort());
+          // The node stopping ends it too, with a last event: the client reconnects, elsewhere.
+          let nodeStopping = false;
+          const releaseOpen = lifecycle.holdStream(() => {
+            nodeStopping = true;
+            abort.abort();
+          });
           const heartbeat = setInterval(() => {
             stream.write(': keep-alive\n\n').catch(() => abort.abort());
           }, heartbeatMs);
@@ -208,8 +224,12 @@ export function createApp(options: AppOptions): Hono<Env> {
                 await stream.writeSSE({ event: event.type, data: JSON.stringify(event) });
               }
             }
+            if (nodeStopping) {
+              await stream.writeSSE({ event: NODE_STOPPING_EVENT.type, data: JSON.stringify(NODE_STOPPING_EVENT) });
+            }
           } finally {
             clearInterval(heartbeat);
+            releaseOpen();
             releaseToken();
             releaseSlot();
           }
@@ -338,7 +358,8 @@ export function createApp(options: AppOptions): Hono<Env> {
     ...sessionRoutes({ wardrik, allow, limit, scopeFilter }),
     ...memoryRoutes({ wardrik, allow }),
     ...artifactRoutes({ wardrik, allow }),
-    ...consoleRoutes({ wardrik, allow, scopeFilter, slots, streams, heartbeatMs }),
+    ...retentionRoutes({ wardrik, readableRun: (principal, runId) => readableRun(principal, runId), limit }),
+    ...consoleRoutes({ wardrik, allow, scopeFilter, slots, streams, heartbeatMs, lifecycle }),
     ...(options.metrics ? [metricsRoute(options.metrics)] : []),
   ];
   options.metrics?.source.countEventStreams?.(() => slots.total);

@@ -5,6 +5,7 @@ import type { Action, Principal, Resource } from '../auth/types.js';
 import type { Wardrik } from '../runtime/wardrik.js';
 import type { ParkRow, RunRow } from '../store/store.js';
 import { InboxFeed } from './inbox-feed.js';
+import { NODE_STOPPING_EVENT, type NodeLifecycle } from './node-lifecycle.js';
 import { ApiProblem, RETRY_AFTER_SECONDS } from './problem.js';
 import { type Route, routeWithQuery } from './routes.js';
 import { InboxQuery } from './schemas.js';
@@ -25,6 +26,8 @@ export interface ConsoleRouteOptions {
   readonly streams: TokenConnections;
   /** Comment lines sent on idle event streams, in ms. */
   readonly heartbeatMs: number;
+  /** The node's life: its stopping ends the inbox streams with a last event. */
+  readonly lifecycle: NodeLifecycle;
 }
 
 /** The actions `GET /v1/me` reports, in the order it lists them. */
@@ -69,7 +72,7 @@ export interface InboxItem {
  * parks newest first, paged (`/v1/inbox`), and its live stream (`/v1/inbox/events`).
  */
 export function consoleRoutes(options: ConsoleRouteOptions): Route[] {
-  const { wardrik, allow, scopeFilter, slots, streams, heartbeatMs } = options;
+  const { wardrik, allow, scopeFilter, slots, streams, heartbeatMs, lifecycle } = options;
 
   const schemaOf = (agentName: string, tool: string | undefined): JsonSchema | undefined => {
     if (tool === undefined) return undefined;
@@ -162,6 +165,11 @@ export function consoleRoutes(options: ConsoleRouteOptions): Route[] {
           const feed = new InboxFeed(wardrik, visible, itemOf);
           stream.onAbort(() => feed.close());
           const releaseToken = streams.hold({ tokenId, bearer }, () => stream.abort());
+          let nodeStopping = false;
+          const releaseOpen = lifecycle.holdStream(() => {
+            nodeStopping = true;
+            feed.close();
+          });
           const heartbeat = setInterval(() => {
             stream.write(': keep-alive\n\n').catch(() => feed.close());
           }, heartbeatMs);
@@ -172,7 +180,11 @@ export function consoleRoutes(options: ConsoleRouteOptions): Route[] {
               if (messages.length === 0) break;
               for (const { event, data } of messages) await stream.writeSSE({ event, data: JSON.stringify(data) });
             }
+            if (nodeStopping) {
+              await stream.writeSSE({ event: NODE_STOPPING_EVENT.type, data: JSON.stringify(NODE_STOPPING_EVENT) });
+            }
           } finally {
+            releaseOpen();
             feed.close();
             clearInterval(heartbeat);
             releaseToken();

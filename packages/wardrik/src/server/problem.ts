@@ -63,6 +63,7 @@ const statusByCode: Record<string, ContentfulStatusCode> = {
   agent_definition: 400,
   run_needs_attention: 409,
   store: 503,
+  node_stopping: 503,
 };
 
 /** What a client is told when the store failed (its message names files: it stays in the server's log). */
@@ -77,7 +78,9 @@ export function problemResponse(c: Context, thrown: unknown): Response {
   }
   if (WardrikError.isInstance(thrown)) {
     const status = statusByCode[thrown.code] ?? 500;
-    const detail = status === 500 ? 'internal error' : status === 503 ? STORE_FAILED : thrown.message;
+    const detail = status === 500 ? 'internal error' : thrown.code === 'store' ? STORE_FAILED : thrown.message;
+    // A node stopping takes work again once restarted, and its peers take it now.
+    if (thrown.code === 'node_stopping') c.header('retry-after', String(RETRY_AFTER_SECONDS));
     return send(c, status, thrown.code, titleOf(thrown.code), detail);
   }
   return send(c, 500, 'internal', 'Internal error', 'internal error');

@@ -151,3 +151,19 @@ export const RunEventsQuery = z
       .describe('Resume after this seq, as Last-Event-ID does (the header wins when both are sent).'),
   })
   .strict();
+
+/** POST /v1/runs/purge */
+export const PurgeRunsBody = z
+  .object({
+    before: z
+      .union([z.iso.datetime({ offset: true }), z.iso.date(), z.number().int().nonnegative()])
+      .describe(
+        'Purge runs last written before this: an ISO date (2026-01-01), date-time (2026-01-01T00:00:00Z) or ms since the epoch.',
+      ),
+    statuses: z
+      .array(z.enum(['completed', 'failed', 'cancelled', 'parked']))
+      .min(1)
+      .describe('Which runs: ended ones (completed, failed, cancelled) and/or parked ones. Running runs never are.'),
+    agent: z.string().min(1).optional().describe("Only this agent's runs."),
+  })
+  .strict();

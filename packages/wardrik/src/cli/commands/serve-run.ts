@@ -1,12 +1,12 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import type { Logger } from 'pino';
 import type { Agent } from '../../agent.js';
 import { AuthService } from '../../auth/auth-service.js';
 import { type LoadedConfig, loadConfig } from '../../config/load-config.js';
 import { describeStore } from '../../config/store-setting.js';
 import { createWardrik, type Wardrik } from '../../runtime/wardrik.js';
 import { type RunningMetricsServer, type ServedMetrics, startMetricsServer } from '../../server/metrics-route.js';
+import { NodeLifecycle } from '../../server/node-lifecycle.js';
 import { type RunningServer, startServer } from '../../server/start-server.js';
 import { createLogger, LOG_LEVELS, type LogLevel, logRuntime } from '../../telemetry/logging.js';
 import { enableMetrics } from '../../telemetry/metrics.js';
@@ -19,6 +19,7 @@ import { flag, numberOption, positionals, stringOption } from '../command.js';
 import { commandHint } from '../hint.js';
 import { print, printJson } from '../output.js';
 import { serve } from './serve.js';
+import { serveUntilStopped } from './serve-stop.js';
 
 /** Runs `wardrik serve` (loaded when the command runs). */
 export async function runServe(parsed: Parsed): Promise<number> {
@@ -37,6 +38,13 @@ export async function runServe(parsed: Parsed): Promise<number> {
       serve.usage,
     );
   }
+  const graceOption = numberOption(
+    serve,
+    parsed,
+    'shutdown-grace-ms',
+    'a whole number of ms of at least 0',
+    (value) => Number.isSafeInteger(value) && value >= 0,
+  );
   const logFormat = stringOption(parsed, 'log-format');
   if (logFormat !== undefined && logFormat !== 'json' && logFormat !== 'pretty') {
     throw usageError(`--log-format expects json or pretty, got ${JSON.stringify(logFormat)}`, serve.usage);
@@ -63,6 +71,7 @@ export async function runServe(parsed: Parsed): Promise<number> {
   });
   // Telemetry listens before recovery, so that resumed runs are logged, traced and counted.
   logRuntime(wardrik, logger);
+  wardrik.retention.onPurged((purged) => logger.info({ component: 'retention', ...purged }, `purged ${purged.kind}`));
   const traces = tracesSetting(config.telemetry, flag(parsed, 'traces'));
   if (traces) enableTracing(wardrik, traces);
   const metrics = metricsSettings ? enableMetrics(wardrik) : undefined;
@@ -71,17 +80,22 @@ export async function runServe(parsed: Parsed): Promise<number> {
   let admin: AdminToken;
   let resumed: number;
   let needAttention: number;
+  // Not ready (`/v1/ready` answers 503) until its runs are recovered: see listen().
+  const lifecycle = new NodeLifecycle('starting');
   try {
     const auth = new AuthService(config.store);
     admin = await adminToken(auth, config);
     const host = stringOption(parsed, 'host') ?? config.host;
-    // Bind before recovering anything: a port in use stops this process before it drives a run.
+    // Bind before recovering anything: a port in use stops this process before it drives a run, and
+    // the probes answer while it recovers (live: 200; ready: 503 until recovered, so that a load
+    // balancer sends it nothing yet and a liveness probe does not kill a long recovery).
     server = await listen({
       wardrik,
       auth,
       host,
       port: port ?? config.port,
       config,
+      lifecycle,
       ...(metrics && metricsSettings?.token ? { metrics: { source: metrics, token: metricsSettings.token } } : {}),
     });
     try {
@@ -89,6 +103,7 @@ export async function runServe(parsed: Parsed): Promise<number> {
         metricsServer = await startMetricsServer({ source: metrics, ...metricsSettings.listen });
       }
       ({ resumed, needAttention } = await wardrik.recover());
+      lifecycle.ready();
     } catch (thrown) {
       await metricsServer?.close();
       await server.close();
@@ -100,11 +115,15 @@ export async function runServe(parsed: Parsed): Promise<number> {
   }
   const asJson = parsed.values['json'] === true;
   // Listening for SIGTERM before the banner: whoever waits for it may stop the server at once.
-  const stopped = waitForStop(wardrik, logger, async (signal) => {
-    if (signal) logger.info('Stopping: closing the server and the runtime');
-    await metricsServer?.close();
-    await server.close();
-    await wardrik.close().catch(() => {});
+  const stopped = serveUntilStopped({
+    wardrik,
+    logger,
+    lifecycle,
+    graceMs: graceOption ?? config.shutdownGraceMs,
+    closeServers: async () => {
+      await metricsServer?.close();
+      await server.close();
+    },
   });
   logger.info(
     {
@@ -176,15 +195,17 @@ async function listen(options: {
   host: string;
   port: number;
   config: LoadedConfig;
+  lifecycle: NodeLifecycle;
   metrics?: ServedMetrics;
 }): Promise<RunningServer> {
-  const { wardrik, auth, host, port, config } = options;
+  const { wardrik, auth, host, port, config, lifecycle } = options;
   try {
     return await startServer({
       wardrik,
       auth,
       host,
       port,
+      lifecycle,
       ...(options.metrics ? { metrics: options.metrics } : {}),
       ...config.limits,
       ...(config.bodyLimitBytes === undefined ? {} : { bodyLimitBytes: config.bodyLimitBytes }),
@@ -259,38 +280,4 @@ function report(server: RunningServer, config: LoadedConfig, admin: AdminToken, 
   }
   print(`Try it from another terminal, ${from}:`);
   print(`  ${commandHint(`run ${config.agents[0]?.name ?? 'AGENT'} "Please refund order A1"`, url)}`);
-}
-
-/**
- * Resolves once `close` has run: with exit code 0 after SIGINT or SIGTERM, or 1 when the store
- * failed (crash-only: the server stops and the process exits non-zero, so that a supervisor restarts
- * it and recovery resumes the runs from what is on disk).
- */
-function waitForStop(wardrik: Wardrik, logger: Logger, close: (signal: boolean) => Promise<void>): Promise<number> {
-  return new Promise((resolve) => {
-    let closing = false;
-    const stop = (code: number) => {
-      if (closing) return;
-      closing = true;
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      close(code === EXIT.ok).then(
-        () => resolve(code),
-        (thrown: unknown) => {
-          logger.error({ err: thrown }, 'closing failed');
-          resolve(EXIT.failed);
-        },
-      );
-    };
-    const onSignal = () => stop(EXIT.ok);
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
-    wardrik.onFailure((error) => {
-      logger.fatal(
-        { err: error },
-        'the store failed, so this server stops taking work; restart it (a supervisor does this) to recover the runs from what is on disk',
-      );
-      stop(EXIT.failed);
-    });
-  });
 }
