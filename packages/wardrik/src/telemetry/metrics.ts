@@ -4,19 +4,21 @@ import type { ParkKind } from '../journal/records.js';
 import type { HookEvents, HookName, Hooks } from '../runtime/hooks.js';
 import { isUnpinnedDefinitionSource, type UnpinnedDefinitionSource } from '../toolsets/tool-pins.js';
 import { registerEventLoopLag } from './event-loop-lag.js';
+import { type OpenParkSource, registerOldestParks } from './park-age.js';
+import { countTakeOvers, type TakeOverSource } from './takeover-metrics.js';
 import { type CounterSeries, type HistogramSeries, SeriesCounter, SeriesHistogram } from './series-metrics.js';
 
 /**
- * What {@link enableMetrics} reads of the runtime: its hooks, how many parks are open when
- * scraped, and the tool sources that say when they offer unpinned definitions (its agents' MCP
- * toolsets, its worker hub).
+ * What {@link enableMetrics} reads of the runtime: its hooks, how many parks are open (and the
+ * oldest of each kind) when scraped, its store's count of writes refused, and the tool sources
+ * that say when they offer unpinned definitions (its agents' MCP toolsets, its worker hub).
  */
-export interface MeteredRuntime {
+export interface MeteredRuntime extends OpenParkSource, TakeOverSource {
   readonly hooks: Hooks;
   /** How many parks are open, by kind, counted by the store. */
   countOpenParks(): Promise<Readonly<Partial<Record<ParkKind, number>>>>;
   /** The runtime's agents: their toolsets that say when they offer unpinned definitions are listened to. */
-  agents?(): readonly { readonly toolsets: readonly Toolset[] }[];
+  agents?(): readonly { readonly name: string; readonly toolsets: readonly Toolset[] }[];
   /** The worker hub, listened to the same way. */
   readonly workers?: UnpinnedDefinitionSource;
 }
@@ -206,6 +208,8 @@ export function enableMetrics(wardrik: MeteredRuntime, options: MetricsOptions =
     labelNames: ['source', 'state'],
     registers,
   });
+  registerOldestParks(wardrik, registry, () => stopped);
+  const stopTakeOvers = countTakeOvers(wardrik, registry);
   let streams: (() => number) | undefined;
   new Gauge({
     name: 'wardrik_event_streams_open',
@@ -305,6 +309,7 @@ export function enableMetrics(wardrik: MeteredRuntime, options: MetricsOptions =
     },
     stop() {
       for (const stop of stops) stop();
+      stopTakeOvers();
       stopLag?.();
       stopped = true;
     },
