@@ -22,6 +22,7 @@ const refund = tool({
 const wipe = tool({
   name: 'wipe',
   description: 'Wipe a disk (destructive: always gated).',
+  schema: { disk: { type: 'string', required: true } },
   annotations: { destructive: true },
   run: (args) => ok({ wiped: args }),
 });

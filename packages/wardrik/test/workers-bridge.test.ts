@@ -65,6 +65,7 @@ describe('the stdio bridge', () => {
       run: result.runId,
       principal: 'carol',
       idempotencyKey: `${result.runId}:c1.0`,
+      fencingToken: expect.any(Number),
       // The model read the worker's tool definitions, which nobody pinned: outside text already.
       labels: ['outside'],
     });

@@ -50,7 +50,11 @@ describe('a worker killed with SIGKILL mid-call', () => {
 
     const calls = env.records('slow_lookup', 'call');
     expect(calls.map((each) => each.worker)).toEqual(['slow', 'fast']);
-    expect(calls[1]?.meta).toEqual(calls[0]?.meta);
+    // The same meta, but for the fencing token: the retry's is higher (a later intent in the journal).
+    const { fencingToken: first, ...meta } = calls[0]?.meta ?? {};
+    const { fencingToken: retried, ...retriedMeta } = calls[1]?.meta ?? {};
+    expect(retriedMeta).toEqual(meta);
+    expect(retried).toBeGreaterThan(first as number);
     expect(calls[0]?.meta.idempotencyKey).toBe(`${started.runId}:c1.0`);
     const run = await env.wardrik.getRun(started.runId);
     const attempts = run.journal.filter((each) => each.record.type === 'call-started');

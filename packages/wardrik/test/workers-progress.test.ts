@@ -70,7 +70,14 @@ describe('progress of worker calls', () => {
     expect(values).toEqual([...values].sort((a, b) => a - b));
     // The token is Wardrik's business: the worker's _meta is otherwise as before.
     const [call] = env.records('progress', 'call');
-    expect(Object.keys(call?.meta ?? {}).sort()).toEqual(['agent', 'idempotencyKey', 'labels', 'principal', 'run']);
+    expect(Object.keys(call?.meta ?? {}).sort()).toEqual([
+      'agent',
+      'fencingToken',
+      'idempotencyKey',
+      'labels',
+      'principal',
+      'run',
+    ]);
   });
 
   it('progress keeps a call alive past its idle timeout; a silent call is Lost', async () => {
