@@ -1,4 +1,5 @@
 import type { Agent } from '../agent.js';
+import { type McpServerOptions, mcpOptionsProblem } from '../mcp-server/mcp-options.js';
 import type { RetryPolicy } from '../runtime/backoff.js';
 import { checkPolicy, type Policy } from '../runtime/policy.js';
 import { checkRetention, type RetentionOptions } from '../runtime/retention-rules.js';
@@ -64,6 +65,12 @@ export interface WardrikConfig {
    * nothing is ever deleted.
    */
   readonly retention?: RetentionOptions;
+  /**
+   * What `wardrik serve` offers over MCP at `/mcp` (see the README's "Serving agents over MCP"):
+   * which agents as tools, which agents' tools through the gateway, who may connect. Default:
+   * every agent as a tool, tokens required. `false`: no MCP.
+   */
+  readonly mcp?: McpServerOptions | false;
   // Models are set per agent (`model: modelFromEnvironment() ?? …`); see the README's "Models".
 }
 
@@ -78,6 +85,7 @@ const KEYS = [
   'durableAnswers',
   'telemetry',
   'retention',
+  'mcp',
 ];
 const SERVER_KEYS = ['host', 'port', 'bodyLimitBytes', 'maxWorkerFrameBytes', 'shutdownGraceMs', ...SERVER_LIMIT_NAMES];
 const RETRY_KEYS = ['attempts', 'baseDelayMs', 'maxDelayMs'];
@@ -132,6 +140,24 @@ export function checkConfig(config: unknown, where: string): asserts config is W
     checkRetention(config['retention'], `${where}.retention`);
   } catch (cause) {
     throw new ConfigError((cause as Error).message, { cause });
+  }
+  checkMcp(config['mcp'], config['agents'] as readonly Agent[], `${where}.mcp`);
+}
+
+/** Checks the `mcp` section, and that the agents it names are the config's. */
+function checkMcp(mcp: unknown, agents: readonly Agent[], where: string): void {
+  const problem = mcpOptionsProblem(mcp, where);
+  if (problem) throw new ConfigError(problem);
+  if (mcp === undefined || mcp === false) return;
+  const names = agents.map((agent) => agent.name);
+  for (const key of ['agents', 'gateway'] as const) {
+    for (const name of (mcp as McpServerOptions)[key] ?? []) {
+      if (!names.includes(name)) {
+        throw new ConfigError(
+          `${where}.${key}: no agent ${JSON.stringify(name)} in this config (agents: ${names.join(', ')})`,
+        );
+      }
+    }
   }
 }
 

@@ -3,6 +3,8 @@ import { register } from 'node:module';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Agent } from '../agent.js';
+import { gatewayAgentName, mcpGatewayAgent } from '../mcp-server/gateway-agent.js';
+import type { McpServerOptions } from '../mcp-server/mcp-options.js';
 import type { WardrikOptions } from '../runtime/wardrik.js';
 import { SERVER_LIMIT_NAMES, type ServerLimits } from '../server/server-settings.js';
 import type { Store } from '../store/store.js';
@@ -55,6 +57,11 @@ export interface LoadedConfig {
   >;
   /** The config's `telemetry` section, as written. */
   readonly telemetry?: TelemetryConfig;
+  /**
+   * What `/mcp` offers: the config's `mcp` section, its agents defaulting to the config's (`agents`
+   * above also holds the gateway agents it names); `false`: no MCP.
+   */
+  readonly mcp: McpServerOptions | false;
 }
 
 /**
@@ -104,7 +111,7 @@ export async function loadConfig(
     path: file,
     directory,
     stateDirectory,
-    agents: config.agents,
+    agents: withGatewayAgents(config, file),
     store: resolved.store,
     defaultStore: resolved.isDefault,
     host: config.server?.host ?? '127.0.0.1',
@@ -124,7 +131,26 @@ export async function loadConfig(
       ...(config.retention ? { retention: config.retention } : {}),
     },
     ...(config.telemetry ? { telemetry: config.telemetry } : {}),
+    mcp:
+      config.mcp === false
+        ? false
+        : { ...config.mcp, agents: config.mcp?.agents ?? config.agents.map((agent) => agent.name) },
   };
+}
+
+/** The config's agents, and the gateway agent (`NAME.gateway`) of each agent its `mcp.gateway` names. */
+function withGatewayAgents(config: WardrikConfig, file: string): readonly Agent[] {
+  if (config.mcp === false || !config.mcp?.gateway?.length) return config.agents;
+  const gateways = config.mcp.gateway.map((name) => {
+    const taken = config.agents.find((agent) => agent.name === gatewayAgentName(name));
+    if (taken) {
+      throw new ConfigError(
+        `config file ${file}: mcp.gateway names ${name}, whose gateway agent would be ${taken.name}: an agent has that name already`,
+      );
+    }
+    return mcpGatewayAgent(config.agents.find((agent) => agent.name === name) as Agent);
+  });
+  return [...config.agents, ...gateways];
 }
 
 /** The limits and timeouts the config's `server` section sets. */

@@ -3,6 +3,7 @@ import { streamSSE } from 'hono/streaming';
 import type { AuthService } from '../auth/auth-service.js';
 import { can, isRunVisible, type VisibleRuns, visibleRunFilter } from '../auth/permissions.js';
 import type { Action, Principal, Resource } from '../auth/types.js';
+import type { McpEndpoint } from '../mcp-server/mcp-endpoint.js';
 import { isJournaled } from '../runtime/events.js';
 import type { Wardrik } from '../runtime/wardrik.js';
 import type { RunRow } from '../store/store.js';
@@ -49,6 +50,8 @@ export interface AppOptions extends Pick<ServerLimits, 'maxStreamsPerPrincipal' 
    * `node-stopping` event when it stops). Default: a node ready at once.
    */
   readonly lifecycle?: NodeLifecycle;
+  /** Serve MCP at `/mcp` (see `createMcpEndpoint`; `startServer` makes it from its `mcp` option). */
+  readonly mcpEndpoint?: McpEndpoint;
 }
 
 type Env = { Variables: { principal: Principal } };
@@ -385,6 +388,7 @@ export function createApp(options: AppOptions): Hono<Env> {
       return neverStored(await route.handle({ c, principal, tokenId, query }));
     });
   }
+  options.mcpEndpoint?.mount(app as unknown as Hono);
   // The console: a page at / that talks only to the routes above.
   mountConsole(app as unknown as Hono);
   return app;

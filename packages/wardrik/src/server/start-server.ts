@@ -1,6 +1,8 @@
 import { createServer, type ServerOptions as NodeServerOptions, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
+import { createMcpEndpoint } from '../mcp-server/mcp-endpoint.js';
+import type { McpServerOptions } from '../mcp-server/mcp-options.js';
 import { type AppOptions, createApp } from './app.js';
 import { ConnectionLimit } from './connection-limit.js';
 import { resolveServerLimits, type ServerLimits } from './server-settings.js';
@@ -14,6 +16,8 @@ export interface ServerOptions extends AppOptions, ServerLimits {
   readonly port?: number;
   /** Largest WebSocket frame a worker may send, in bytes. Default 4 MiB. */
   readonly maxWorkerFrameBytes?: number;
+  /** What `/mcp` offers (default: every agent as a tool, tokens required); `false`: no MCP. */
+  readonly mcp?: McpServerOptions | false;
 }
 
 /** A listening server. */
@@ -36,8 +40,18 @@ export interface RunningServer {
  */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const limits = resolveServerLimits(options);
-  const app = createApp({ ...options, ...limits });
   const host = options.host ?? '127.0.0.1';
+  const mcpEndpoint =
+    options.mcp === false
+      ? undefined
+      : createMcpEndpoint({
+          ...options.mcp,
+          wardrik: options.wardrik,
+          auth: options.auth,
+          listenHost: host,
+          ...(options.bodyLimitBytes === undefined ? {} : { bodyLimitBytes: options.bodyLimitBytes }),
+        });
+  const app = createApp({ ...options, ...limits, ...(mcpEndpoint ? { mcpEndpoint } : {}) });
   const connections = new ConnectionLimit(limits.maxConnections);
   const createLimitedServer = (nodeOptions: NodeServerOptions, listener: RequestListener) =>
     createServer(nodeOptions, (request, response) => {
@@ -60,6 +74,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
           port: info.port,
           close: () =>
             new Promise<void>((done) => {
+              void mcpEndpoint?.close();
               detach();
               options.wardrik.workers.close();
               server.close(() => done());

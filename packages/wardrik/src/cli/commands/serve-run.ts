@@ -210,6 +210,7 @@ async function listen(options: {
       ...config.limits,
       ...(config.bodyLimitBytes === undefined ? {} : { bodyLimitBytes: config.bodyLimitBytes }),
       ...(config.maxWorkerFrameBytes === undefined ? {} : { maxWorkerFrameBytes: config.maxWorkerFrameBytes }),
+      mcp: config.mcp,
     });
   } catch (thrown) {
     const code = (thrown as { code?: string }).code;

@@ -1,0 +1,215 @@
+import {
+  type CallToolRequest,
+  type CallToolResult,
+  type CreateTaskResult,
+  ErrorCode,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Answer } from '@wardrik/core';
+import { can } from '../auth/permissions.js';
+import type { Principal } from '../auth/types.js';
+import { InvalidInputError, SessionBusyError, SessionNotFoundError } from '../errors.js';
+import type { Wardrik } from '../runtime/wardrik.js';
+import { gatewayInput, gatewayOf } from './gateway-agent.js';
+import { AGENT_INPUT_SCHEMA, GATEWAY_SEPARATOR, type OfferedTool, offeredTools } from './offered-tools.js';
+import {
+  type Extra,
+  forbidden,
+  type McpContext,
+  principalOf,
+  type SessionState,
+  settleOptionsFor,
+} from './request-scope.js';
+import { progressMessage } from './run-progress.js';
+import { runTask } from './run-task.js';
+import { type Settled, settleRun } from './settle-run.js';
+import { gatewayToolResult, runToolResult } from './tool-result.js';
+
+/**
+ * `tools/call`: starts a durable run of the agent the tool names (or, for a gateway tool, of its
+ * gateway agent, whose one step calls the tool) for the principal the request comes from. As a
+ * task (`params.task`), answers at once with the task (its id is the run's); otherwise sees the
+ * run through — progress, parks asked about — and answers with its output, labels and cost.
+ * `notifications/cancelled` for the request cancels the run. An unknown tool is an MCP error;
+ * arguments that don't fit are a tool error naming every field (nothing is started).
+ */
+export async function callTool(
+  context: McpContext,
+  session: SessionState,
+  request: CallToolRequest,
+  extra: Extra,
+): Promise<CallToolResult | CreateTaskResult> {
+  const { wardrik } = context;
+  const principal = principalOf(extra, session);
+  const { name } = request.params;
+  const offered = await offeredTools(wardrik, context.offer, principal);
+  const tool = offered.find((each) => each.listed.name === name);
+  if (!tool) throw unknownTool(context, principal, name, offered);
+  const args = request.params.arguments ?? {};
+  const problems = argumentProblems(tool, args);
+  if (problems)
+    return { content: [{ type: 'text', text: `Invalid arguments for tool ${name}: ${problems}` }], isError: true };
+  let runId: string;
+  try {
+    runId = await startRun(wardrik, tool, args, principal);
+  } catch (thrown) {
+    if (
+      InvalidInputError.isInstance(thrown) ||
+      SessionNotFoundError.isInstance(thrown) ||
+      SessionBusyError.isInstance(thrown)
+    ) {
+      return { content: [{ type: 'text', text: (thrown as Error).message }], isError: true };
+    }
+    throw thrown;
+  }
+  const run = await wardrik.getRunSummary(runId);
+  const options = settleOptionsFor(context, session, extra, run);
+  if (request.params.task) {
+    const token = extra._meta?.progressToken;
+    if (token !== undefined) reportTaskProgress(wardrik, session, runId, token);
+    return {
+      task: await runTask(wardrik, run, {
+        pollInterval: context.taskPollIntervalMs,
+        askable: options.askable ?? (() => false),
+      }),
+    };
+  }
+  // Cancelled by the client (not closed with its session): the run is cancelled.
+  const onAbort = () => {
+    if (session.closing.aborted) return;
+    const why = typeof extra.signal.reason === 'string' ? `: ${extra.signal.reason}` : '';
+    wardrik.cancel(runId, `cancelled by ${principal.name} over MCP${why}`).catch(() => {});
+  };
+  extra.signal.addEventListener('abort', onAbort, { once: true });
+  let settled: Settled;
+  try {
+    settled = await settleRun({ ...options, runId, afterSeq: 0 });
+  } finally {
+    extra.signal.removeEventListener('abort', onAbort);
+  }
+  return resultOf(
+    wardrik,
+    run.agent,
+    settled,
+    typeof args['session'] === 'string' && tool.type === 'agent' ? args['session'] : undefined,
+  );
+}
+
+/**
+ * Progress of a task's run, under the progress token of the call that started it, for as long as
+ * the session lasts (on its standalone stream: the call itself has been answered).
+ */
+function reportTaskProgress(
+  wardrik: Wardrik,
+  session: SessionState,
+  runId: string,
+  progressToken: string | number,
+): void {
+  void (async () => {
+    let progress = 0;
+    try {
+      for await (const event of wardrik.follow(runId, { signal: session.closing })) {
+        const message = progressMessage(event);
+        if (message === undefined) continue;
+        progress += 1;
+        await session.server
+          .notification({ method: 'notifications/progress', params: { progressToken, progress, message } })
+          .catch(() => {});
+      }
+    } catch {
+      // The run can't be followed (the store failed): the task still answers tasks/get.
+    }
+  })();
+}
+
+/**
+ * A run's end as the tool's result: for a gateway run, the tool's own answer (found in the
+ * journal); for an agent run, the run's output.
+ */
+export async function resultOf(
+  wardrik: Wardrik,
+  agentName: string,
+  settled: Settled,
+  session?: string,
+): Promise<CallToolResult> {
+  const agent = wardrik.agents().find((each) => each.name === agentName);
+  if (agent && gatewayOf(agent) !== undefined) {
+    return gatewayToolResult(settled.result, await gatewayAnswer(wardrik, settled.result.runId), {
+      agent: agentName,
+      notes: settled.notes,
+    });
+  }
+  return runToolResult(settled.result, { agent: agentName, notes: settled.notes, ...(session ? { session } : {}) });
+}
+
+async function gatewayAnswer(wardrik: Wardrik, runId: string): Promise<Answer | undefined> {
+  const { journal } = await wardrik.getRun(runId);
+  for (const stored of journal) if (stored.record.type === 'call-answered') return stored.record.answer;
+  return undefined;
+}
+
+/** Starts the run a call of `tool` is; a `session` the principal has not started yet is started. */
+async function startRun(
+  wardrik: Wardrik,
+  tool: OfferedTool,
+  args: Record<string, unknown>,
+  principal: Principal,
+): Promise<string> {
+  if (tool.type === 'gateway') {
+    return (
+      await wardrik.start(tool.agent.name, gatewayInput({ tool: tool.tool, arguments: args }), {
+        principal: principal.id,
+      })
+    ).runId;
+  }
+  const input = args['input'] as string;
+  const session = args['session'] as string | undefined;
+  if (session === undefined) return (await wardrik.start(tool.agent.name, input, { principal: principal.id })).runId;
+  try {
+    return (await wardrik.start(tool.agent.name, input, { principal: principal.id, session })).runId;
+  } catch (thrown) {
+    if (!SessionNotFoundError.isInstance(thrown)) throw thrown;
+    try {
+      await wardrik.createSession(tool.agent.name, { principal: principal.id, id: session });
+    } catch (creating) {
+      // Taken: another principal's session (which this one may not see) holds the id.
+      if (InvalidInputError.isInstance(creating)) throw thrown;
+      throw creating;
+    }
+    return (await wardrik.start(tool.agent.name, input, { principal: principal.id, session })).runId;
+  }
+}
+
+/** What is wrong with a call's arguments, or undefined when they fit the tool's schema. */
+function argumentProblems(tool: OfferedTool, args: Record<string, unknown>): string | undefined {
+  const schema = tool.type === 'agent' ? AGENT_INPUT_SCHEMA : tool.schema;
+  const checked = schema.validate(args);
+  if (checked instanceof Promise) return undefined; // a Standard Schema that checks later: the run checks it
+  if (checked.ok) return undefined;
+  return checked.issues.map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message)).join('; ');
+}
+
+/** The error for a tool not offered to the principal: forbidden (its role or scope), or unknown. */
+function unknownTool(
+  context: McpContext,
+  principal: Principal,
+  name: string,
+  offered: readonly OfferedTool[],
+): McpError {
+  const agents = context.wardrik.agents();
+  const agent = context.offer.agents.includes(name) ? agents.find((each) => each.name === name) : undefined;
+  if (agent) {
+    const decision = can(principal, 'run.start', { agent: name });
+    if (!decision.allowed) return forbidden(decision.reason);
+  }
+  const gateway = context.offer.gateways.find((each) => name.startsWith(`${gatewayOf(each)}${GATEWAY_SEPARATOR}`));
+  if (gateway) {
+    const decision = can(principal, 'run.start', { agent: gateway.name });
+    if (!decision.allowed) return forbidden(decision.reason);
+  }
+  const names = offered.map((each) => each.listed.name);
+  return new McpError(
+    ErrorCode.InvalidParams,
+    `Unknown tool: ${JSON.stringify(name)}; this server offers ${names.length ? names.join(', ') : 'you no tools'}`,
+  );
+}

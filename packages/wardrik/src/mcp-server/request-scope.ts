@@ -1,0 +1,164 @@
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  ElicitResultSchema,
+  ErrorCode,
+  type LoggingLevel,
+  McpError,
+  RELATED_TASK_META_KEY,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
+import { can } from '../auth/permissions.js';
+import type { Principal } from '../auth/types.js';
+import type { RunEvent } from '../runtime/events.js';
+import type { Wardrik } from '../runtime/wardrik.js';
+import type { ParkRow, RunRow } from '../store/store.js';
+import type { Offer } from './offered-tools.js';
+import { askAboutPark } from './park-elicitation.js';
+import { ASKED_KINDS } from './park-question.js';
+import { progressMessage } from './run-progress.js';
+import type { SettleOptions } from './settle-run.js';
+
+/** What every session of one `/mcp` endpoint shares. */
+export interface McpContext {
+  readonly wardrik: Wardrik;
+  readonly offer: Offer;
+  readonly elicitationTimeoutMs: number;
+  readonly taskPollIntervalMs: number;
+}
+
+/** One MCP session's own state. */
+export interface SessionState {
+  readonly server: Server;
+  /** The principal that opened the session (every request of it must come from the same). */
+  readonly principal: Principal;
+  /** Aborted when the session closes (DELETE, idle, the server stopping). */
+  readonly closing: AbortSignal;
+  /** The level `logging/setLevel` set; undefined: every level. */
+  logLevel: LoggingLevel | undefined;
+  /** Requests being handled now (a session busy with one is not closed for idleness). */
+  active: number;
+}
+
+/** What a request handler is given. */
+export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+const LEVELS: readonly LoggingLevel[] = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+];
+
+/** The principal a request comes from: the token it was sent with now, else the session's. */
+export function principalOf(extra: Extra, session: SessionState): Principal {
+  const principal = extra.authInfo?.extra?.['principal'] as Principal | undefined;
+  return principal ?? session.principal;
+}
+
+/** Sends a log line to the client on the request's stream, unless `logging/setLevel` set a higher level. */
+export function logTo(extra: Extra, session: SessionState): (level: LoggingLevel, message: string) => void {
+  return (level, message) => {
+    if (session.logLevel !== undefined && LEVELS.indexOf(level) < LEVELS.indexOf(session.logLevel)) return;
+    extra
+      .sendNotification({ method: 'notifications/message', params: { level, logger: 'wardrik', data: message } })
+      .catch(() => {});
+  };
+}
+
+/** Progress notifications for the request's events, when it asked for them (a `progressToken`). */
+export function progressTo(extra: Extra): ((event: RunEvent) => void) | undefined {
+  const token = extra._meta?.progressToken;
+  if (token === undefined) return undefined;
+  let progress = 0;
+  return (event) => {
+    const message = progressMessage(event);
+    if (message === undefined) return;
+    progress += 1;
+    extra
+      .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, message } })
+      .catch(() => {});
+  };
+}
+
+/** Whether the client said it answers form elicitations. */
+export function elicits(server: Server): boolean {
+  const elicitation = server.getClientCapabilities()?.elicitation as Record<string, unknown> | undefined;
+  return elicitation !== undefined && (elicitation['form'] !== undefined || Object.keys(elicitation).length === 0);
+}
+
+/**
+ * Which parks of `run` the client is asked about: those of a kind a person decides on the spot
+ * (approval, tool, budget), when the client elicits and the principal may answer parks of the
+ * run (as in the console: `park.answer`).
+ */
+export function askableBy(server: Server, principal: Principal, run: RunRow): (park: ParkRow) => boolean {
+  const allowed =
+    elicits(server) && can(principal, 'park.answer', { agent: run.agent, runPrincipal: run.principal }).allowed;
+  return (park) => allowed && ASKED_KINDS.includes(park.kind);
+}
+
+/**
+ * How a request sees `run` through: asking the client about the parks it may answer (on the
+ * request's own stream, so that it reaches the client waiting on it; tied to the task when the
+ * request serves one), telling it of the others, and (when asked for) progress.
+ */
+export function settleOptionsFor(
+  context: McpContext,
+  session: SessionState,
+  extra: Extra,
+  run: RunRow,
+  taskId?: string,
+): Omit<SettleOptions, 'afterSeq' | 'runId'> {
+  const principal = principalOf(extra, session);
+  const log = logTo(extra, session);
+  const onEvent = progressTo(extra);
+  return {
+    wardrik: context.wardrik,
+    signal: extra.signal,
+    ...(onEvent ? { onEvent } : {}),
+    askable: askableBy(session.server, principal, run),
+    ask: (park, signal) =>
+      askAboutPark(
+        {
+          wardrik: context.wardrik,
+          principal,
+          log,
+          // Tied to the task in _meta by hand: the SDK's relatedTask option queues the request for its
+          // own task store, which tasks that are runs don't use.
+          elicit: (params, elicitSignal) =>
+            extra.sendRequest(
+              {
+                method: 'elicitation/create',
+                params:
+                  taskId === undefined
+                    ? params
+                    : { ...params, _meta: { ...params._meta, [RELATED_TASK_META_KEY]: { taskId } } },
+              },
+              ElicitResultSchema,
+              { signal: elicitSignal, timeout: context.elicitationTimeoutMs },
+            ),
+        },
+        park,
+        run.agent,
+        signal,
+      ),
+    onWaiting: (park) =>
+      log(
+        'info',
+        park.kind === 'external'
+          ? `run ${run.id} waits for outside work: ${park.reason}`
+          : `run ${run.id} waits for a person (park ${park.id}, ${park.kind}: ${park.reason}); answer it in the console or with wardrik answer`,
+      ),
+  };
+}
+
+/** An MCP error for a request that may not be made (the principal's role or scope). */
+export function forbidden(reason: string): McpError {
+  return new McpError(ErrorCode.InvalidRequest, `Forbidden: ${reason}`);
+}
