@@ -4,6 +4,7 @@ import { parseCommand } from './command.js';
 import { agents } from './commands/agents.js';
 import { answer } from './commands/answer.js';
 import { artifacts } from './commands/artifacts.js';
+import { backup } from './commands/backup.js';
 import { cancel } from './commands/cancel.js';
 import { chat } from './commands/chat.js';
 import { follow } from './commands/follow.js';
@@ -43,6 +44,7 @@ export const COMMANDS: readonly Command[] = [
   memory,
   tokens,
   migrate,
+  backup,
 ];
 
 const USAGE = `Usage: wardrik COMMAND [options]

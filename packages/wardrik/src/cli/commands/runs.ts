@@ -7,7 +7,6 @@ import {
   commonOptions,
   flag,
   numberOption,
-  positionals,
   SERVER_HELP,
   serverOptions,
   stringOption,
@@ -19,18 +18,29 @@ import { clip, print, printJson, table, when } from '../output.js';
 
 const STATUSES: readonly RunStatus[] = ['running', 'parked', 'completed', 'failed', 'cancelled'];
 
-/** `wardrik runs [--status S]`: lists runs, newest first. */
+/** `wardrik runs [--status S]`: lists runs, newest first; `runs purge` and `runs export RUN`. */
 export const runs: Command = {
   name: 'runs',
-  summary: 'list runs, newest first',
+  summary: 'list runs, newest first; purge old ones; export one as JSON lines',
   usage: `Usage: wardrik runs [--status STATUS] [--agent AGENT] [--limit N]
+       wardrik runs purge --before WHEN --status STATUS[,STATUS…] [--agent AGENT]
+       wardrik runs export RUN [--output FILE]
 
 Lists the runs you may read, newest first.
 
+purge   deletes runs last written before WHEN (an ISO date such as 2026-01-01, a date-time, or
+        an age such as 30d or 12h) whose status is one of STATUS: ended (completed, failed,
+        cancelled) and/or parked (their open parks go with them). Never a running run, one a
+        node holds now, or one a kept session holds. Admins only.
+export  writes the run's journal as JSON lines to stdout (or FILE): a first line with the run's
+        row and parks, then one record a line; enough to audit the run or rebuild it.
+
 Options:
-  --status S     ${STATUSES.join(', ')}
+  --status S     ${STATUSES.join(', ')} (purge: ended, completed, failed, cancelled, parked)
   --agent A      only runs of this agent
   --limit N      at most N runs (1–1000)
+  --before WHEN  (purge) runs last written before this
+  --output FILE  (export) write to FILE (refused if it exists) instead of stdout
 ${SERVER_HELP}
 ${COMMON_HELP}`,
   options: {
@@ -39,9 +49,19 @@ ${COMMON_HELP}`,
     status: { type: 'string' },
     agent: { type: 'string' },
     limit: { type: 'string' },
+    before: { type: 'string' },
+    output: { type: 'string' },
   },
   async run(parsed) {
-    positionals(runs, parsed, []);
+    const [action] = parsed.positionals;
+    if (action === 'purge') return (await import('./runs-purge.js')).runsPurge(runs, parsed);
+    if (action === 'export') return (await import('./runs-export.js')).runsExport(runs, parsed);
+    if (action !== undefined) {
+      throw usageError(`unexpected argument ${JSON.stringify(action)}; expected purge or export`, runs.usage);
+    }
+    for (const only of ['before', 'output']) {
+      if (parsed.values[only] !== undefined) throw usageError(`--${only} goes with purge or export`, runs.usage);
+    }
     const status = stringOption(parsed, 'status');
     if (status !== undefined && !STATUSES.includes(status as RunStatus)) {
       throw usageError(`--status expects one of ${STATUSES.join(', ')}, got ${JSON.stringify(status)}`, runs.usage);
