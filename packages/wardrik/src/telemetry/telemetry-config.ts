@@ -20,8 +20,10 @@ import { LOG_LEVELS, type LogLevel } from './logging.js';
 export interface TelemetryConfig {
   /**
    * OpenTelemetry traces (see `enableTracing`), through the tracer provider the application
-   * registered (e.g. `NodeSDK` started at the top of the config file). `{ includeContent: true }`
-   * also puts tool arguments, park reasons and error messages in spans. Default off.
+   * registered (e.g. `NodeSDK` started at the top of the config file), and the GenAI client metrics
+   * (`gen_ai.client.token.usage`, `gen_ai.client.operation.duration`) through its meter provider.
+   * `{ includeContent: true }` also puts tool arguments, park reasons and error messages in spans
+   * (sensitive arguments and secrets redacted). Default off.
    */
   readonly traces?: boolean | { readonly includeContent?: boolean };
   /**
