@@ -5,6 +5,7 @@ import type { HookEvents, HookName, Hooks } from '../runtime/hooks.js';
 import { isUnpinnedDefinitionSource, type UnpinnedDefinitionSource } from '../toolsets/tool-pins.js';
 import { registerEventLoopLag } from './event-loop-lag.js';
 import { type OpenParkSource, registerOldestParks } from './park-age.js';
+import { countPurges } from './purge-metrics.js';
 import { countTakeOvers, type TakeOverSource } from './takeover-metrics.js';
 import { type CounterSeries, type HistogramSeries, SeriesCounter, SeriesHistogram } from './series-metrics.js';
 
@@ -300,6 +301,7 @@ export function enableMetrics(wardrik: MeteredRuntime, options: MetricsOptions =
   for (const source of unpinnedSources(wardrik)) {
     stops.push(source.onUnpinned(({ source, state }) => unpinnedDefinitions.inc({ source, state })));
   }
+  stops.push(countPurges(wardrik, registry));
   return {
     registry,
     contentType: registry.contentType,
