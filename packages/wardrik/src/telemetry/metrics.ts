@@ -6,8 +6,8 @@ import { isUnpinnedDefinitionSource, type UnpinnedDefinitionSource } from '../to
 import { registerEventLoopLag } from './event-loop-lag.js';
 import { type OpenParkSource, registerOldestParks } from './park-age.js';
 import { countPurges } from './purge-metrics.js';
-import { countTakeOvers, type TakeOverSource } from './takeover-metrics.js';
 import { type CounterSeries, type HistogramSeries, SeriesCounter, SeriesHistogram } from './series-metrics.js';
+import { countTakeOvers, type TakeOverSource } from './takeover-metrics.js';
 
 /**
  * What {@link enableMetrics} reads of the runtime: its hooks, how many parks are open (and the
