@@ -15,6 +15,7 @@ const benches: Record<string, () => Promise<{ main: () => Promise<unknown> }>> =
   peers: () => import('./peers.ts'),
   telemetry: () => import('./telemetry.ts'),
   responsiveness: () => import('./responsiveness.ts'),
+  retention: () => import('./retention.ts'),
 };
 
 const filter = process.argv[2];
