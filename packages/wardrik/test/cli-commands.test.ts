@@ -142,6 +142,20 @@ describe('a run that parks, answered, shown and followed', () => {
     expect(result.stdout).toContain('Final answer: All done.');
   });
 
+  it('answer edit takes the arguments as JSON after the decision (as chat does); the tool runs with them', async () => {
+    const started = await run(['run', 'shop', 'refund A1 again', '--json']);
+    expect(started.code).toBe(3);
+    const park = (JSON.parse(started.stdout) as { parks: ParkRow[] }).parks[0] as ParkRow;
+    const result = await run(['answer', park.id, 'edit', '{"order":"A1","amount":3}']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const shown = JSON.parse((await run(['show', park.runId, '--json'])).stdout) as {
+      journal: Array<{ record: { type: string; answer?: { value?: unknown } } }>;
+    };
+    const answered = shown.journal.filter((each) => each.record.type === 'call-answered').at(-1);
+    expect(JSON.stringify(answered?.record.answer?.value)).toContain('"refunded":3');
+  });
+
   it('show RUN prints the timeline: steps, calls with their rules and labels, the park and its answer, totals', async () => {
     const result = await run(['show', runId]);
     expect(result.stderr).toBe('');
@@ -383,6 +397,16 @@ describe('--json errors', () => {
       [['frobnicate', '--json'], 2, { detail: expect.stringContaining('unknown command "frobnicate"') }],
       [['runs', '--frob', '--json'], 2, { detail: expect.stringContaining('unknown option --frob') }],
       [['answer', 'park_x', 'maybe', '--json'], 2, { detail: expect.stringContaining('unknown decision "maybe"') }],
+      [
+        ['answer', 'park_x', 'approve', '{"a":1}', '--json'],
+        2,
+        { detail: expect.stringContaining('only edit and ran take JSON after the decision') },
+      ],
+      [
+        ['answer', 'park_x', 'edit', '{"a":1}', '--args', '{"a":2}', '--json'],
+        2,
+        { detail: expect.stringContaining('edit got its JSON twice') },
+      ],
       [['follow', 'run_x', '--after', 'soon', '--json'], 2, { detail: expect.stringContaining('--after expects') }],
       [['show', 'run_nope', '--json'], 1, { status: 404, detail: expect.stringContaining('run_nope') }],
       [

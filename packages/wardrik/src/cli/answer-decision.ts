@@ -9,6 +9,21 @@ export const DECISIONS = ['approve', 'deny', 'edit', 'ran', 'retry', 'fail', 'ra
 /** A decision's name on the command line. */
 export type DecisionName = (typeof DECISIONS)[number];
 
+/**
+ * Other names a person may give a decision: the API's (`answer`) as well as the CLI's (`ran`), so
+ * one vocabulary works everywhere (the runtime takes `approve` and `deny` on tool and in-doubt
+ * parks in turn).
+ */
+export const DECISION_ALIASES: Readonly<Record<string, DecisionName>> = {
+  answer: 'ran',
+  raise: 'raise-budget',
+};
+
+/** The decision a name means (an alias resolved), or the name as given. */
+export function decisionNamed(name: string): string {
+  return DECISION_ALIASES[name] ?? name;
+}
+
 /** Which options each decision takes. */
 const TAKES: Record<DecisionName, readonly string[]> = {
   approve: ['note', 'remember', 'previous-holder-stopped'],

@@ -4,6 +4,7 @@ import {
   DECISION_OPTIONS,
   type DecisionName,
   decisionForPark,
+  decisionNamed,
   decisionsFor,
 } from './answer-decision.js';
 import { CliError } from './cli-error.js';
@@ -31,12 +32,6 @@ const TYPED: Record<DecisionName, string> = {
   fail: 'fail [REASON]',
   'raise-budget': 'raise-budget --usd N | --tokens N | --steps N',
   stop: 'stop [REASON]',
-};
-
-/** Other names people may type for a decision. */
-const ALIASES: Readonly<Record<string, DecisionName>> = {
-  answer: 'ran',
-  raise: 'raise-budget',
 };
 
 /** The option the free text after a decision fills: `deny too much` is `deny --reason 'too much'`. */
@@ -90,7 +85,7 @@ export function parseParkAnswer(line: string, park: Pick<Park, 'id' | 'kind'>): 
   const first = /^\S+/.exec(text)?.[0] ?? '';
   const rest = text.slice(first.length).trim();
   const typed = first.toLowerCase();
-  const name = (ALIASES[typed] ?? typed) as DecisionName;
+  const name = decisionNamed(typed) as DecisionName;
   const accepted = decisionsFor(park.kind);
   if (!accepted.includes(name)) {
     const said = first === '' ? 'say' : `${JSON.stringify(first)} is not an answer here; say`;

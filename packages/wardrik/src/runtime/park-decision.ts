@@ -12,18 +12,39 @@ const allowed: Record<ParkKind, readonly ParkDecision['type'][]> = {
 };
 
 /**
+ * One vocabulary for every park: on a `tool` or `in_doubt` park, `approve` means `retry` (run the
+ * call) and `deny` means `fail` (the model is told), as they do in the CLI and the console.
+ */
+const SAME_AS: Partial<Record<ParkKind, Readonly<Record<string, 'retry' | 'fail'>>>> = {
+  tool: { approve: 'retry', deny: 'fail' },
+  in_doubt: { approve: 'retry', deny: 'fail' },
+};
+
+/**
  * Checks a person's decision for a park of `kind`, naming what is wrong: an unknown type, a
- * type not allowed for this kind, or a malformed field.
+ * type not allowed for this kind, or a malformed field. `approve` and `deny` on a tool or in-doubt
+ * park are taken as `retry` and `fail` (their `note` and `reason` kept).
  */
 export function checkDecision(kind: ParkKind, decision: unknown): ParkDecision {
   const choices = allowed[kind];
   if (typeof decision !== 'object' || decision === null || Array.isArray(decision)) {
     throw new InvalidParkAnswerError(`decision: expected an object such as { type: '${choices[0]}' }`);
   }
+  const alias = SAME_AS[kind]?.[String((decision as { type?: unknown }).type)];
+  if (alias !== undefined) {
+    const { remember, ...rest } = decision as Record<string, unknown>;
+    if (remember !== undefined) {
+      throw new InvalidParkAnswerError(
+        `decision.remember: goes only with approving an approval park, not a ${kind} park`,
+      );
+    }
+    return checkDecision(kind, { ...rest, type: alias });
+  }
   const { type } = decision as { type?: unknown };
   if (typeof type !== 'string' || !choices.includes(type as ParkDecision['type'])) {
+    const aliases = Object.keys(SAME_AS[kind] ?? {});
     throw new InvalidParkAnswerError(
-      `decision.type: a ${kind} park takes one of ${choices.join(', ')}; got ${JSON.stringify(type)}`,
+      `decision.type: a ${kind} park takes one of ${[...choices, ...aliases].join(', ')}; got ${JSON.stringify(type)}`,
     );
   }
   const fields = decision as Record<string, unknown>;

@@ -1,8 +1,17 @@
 import type { ParkRow } from '../../store/store.js';
-import { checkDecisionName, DECISION_OPTIONS, decisionForPark } from '../answer-decision.js';
-import { CliError, EXIT } from '../cli-error.js';
+import { checkDecisionName, DECISION_OPTIONS, decisionForPark, decisionNamed } from '../answer-decision.js';
+import { CliError, EXIT, usageError } from '../cli-error.js';
 import { WardrikClient } from '../client.js';
-import { COMMON_HELP, type Command, commonOptions, flag, positionals, SERVER_HELP, serverOptions } from '../command.js';
+import {
+  COMMON_HELP,
+  type Command,
+  commonOptions,
+  flag,
+  type Parsed,
+  positionals,
+  SERVER_HELP,
+  serverOptions,
+} from '../command.js';
 import { resolveConnection } from '../connection.js';
 import { answerCommands, describeCall, describeDecision, shown } from '../describe.js';
 import { followRun } from '../follow.js';
@@ -16,7 +25,7 @@ import { printerFor } from '../watch-run.js';
 export const answer: Command = {
   name: 'answer',
   summary: 'answer a park (approve, deny, ran, retry, fail, raise-budget, stop)',
-  usage: `Usage: wardrik answer PARK DECISION [options]
+  usage: `Usage: wardrik answer PARK DECISION [JSON] [options]
 
 Shows the call the park holds, answers it (bound to that exact call by its callHash), then
 follows the run until it ends or parks again. DECISION is one of:
@@ -25,9 +34,12 @@ follows the run until it ends or parks again. DECISION is one of:
                             for an approval, --remember also allows this tool for the rest of
                             the run, or for the agent from now on
   deny [--reason R]         the call fails; the model is told a person declined (and R)
-  edit --args JSON          approval: run the call with these arguments instead; the model is told
-  ran --value JSON          it ran, and returned JSON (the call's answer; for in_doubt parks)
-  retry                     run the call again
+  edit JSON | --args JSON   approval: run the call with these arguments instead; the model is told
+  ran JSON | --value JSON   it ran, and returned JSON (the call's answer; for in_doubt parks);
+                            'answer' is the same decision (the API's word)
+  retry [--previous-holder-stopped]
+                            run the call again; for an in_doubt call another node started and
+                            may still finish, the flag says you checked it stopped
   fail [--reason R]         the call fails with R
   raise-budget --usd N | --tokens N | --steps N
                             budget: raise the limits and go on
@@ -53,7 +65,13 @@ ${COMMON_HELP}`,
     'no-wait': { type: 'boolean' },
   },
   async run(parsed) {
-    const [parkId, name] = positionals(answer, parsed, ['PARK', 'DECISION']) as [string, string];
+    const given = parsed.positionals;
+    const [parkId, typed] = positionals(answer, { ...parsed, positionals: given.slice(0, 2) }, [
+      'PARK',
+      'DECISION',
+    ]) as [string, string];
+    const name = decisionNamed(typed);
+    parsed = withJsonArgument(parsed, name, given.slice(2));
     const decisionName = checkDecisionName(answer, name, parsed);
     const client = new WardrikClient(resolveConnection(answer, parsed));
     const asJson = flag(parsed, 'json');
@@ -112,4 +130,23 @@ async function follow(client: WardrikClient, park: ParkRow, asJson: boolean): Pr
     return exitCodeOf(outcome.status);
   }
   return reportOutcome(outcome, false);
+}
+
+/** The option a JSON argument after the decision stands for: `edit '{"amount":3}'` is `edit --args '{"amount":3}'`. */
+const JSON_ARGUMENT: Readonly<Record<string, string>> = { edit: 'args', ran: 'value' };
+
+/** `parsed` with a JSON argument after the decision put in its option (a usage error where none goes, or it is given twice). */
+function withJsonArgument(parsed: Parsed, name: string, extra: readonly string[]): Parsed {
+  if (extra.length === 0) return parsed;
+  const option = JSON_ARGUMENT[name];
+  if (option === undefined || extra.length > 1) {
+    throw usageError(
+      `unexpected argument ${extra.map((each) => JSON.stringify(each)).join(' ')}: only edit and ran take JSON after the decision (give other text as --note or --reason)`,
+      answer.usage,
+    );
+  }
+  if (parsed.values[option] !== undefined) {
+    throw usageError(`${name} got its JSON twice: as an argument and as --${option}; give it once`, answer.usage);
+  }
+  return { ...parsed, values: { ...parsed.values, [option]: extra[0] } };
 }
