@@ -152,7 +152,7 @@ export function defineAgent(options: AgentOptions): Agent {
   }
   if (typeof instructions !== 'string') throw new AgentDefinitionError(`agent ${name}: instructions must be a string`);
   if (typeof model !== 'object' || model === null || typeof model.generate !== 'function') {
-    throw new AgentDefinitionError(`agent ${name}: model must implement generate(request, options)`);
+    throw new AgentDefinitionError(`agent ${name}: ${modelProblem(model)}`);
   }
   const tools = new Map<string, Tool<Arguments>>();
   for (const [index, candidate] of (options.tools ?? []).entries()) {
@@ -212,6 +212,18 @@ export function defineAgent(options: AgentOptions): Agent {
     disallowTransferToParent: options.disallowTransferToParent === true,
     callbacks: checkedCallbacks(options.callbacks, name),
   });
+}
+
+/** Why `model` is not a Wardrik `Model`, with the fix for the common mistakes. */
+function modelProblem(model: unknown): string {
+  if (typeof model === 'string') {
+    return `model is the string ${JSON.stringify(model)}; make a model of it with modelFromString(${JSON.stringify(model)}) from 'wardrik' (it reads the provider's key from the environment)`;
+  }
+  const candidate = model as { specificationVersion?: unknown; doGenerate?: unknown } | null;
+  if (typeof candidate === 'object' && candidate !== null && typeof candidate.doGenerate === 'function') {
+    return "model is an AI SDK language model; wrap it: aiSdkModel(openai('gpt-4.1-mini')) from 'wardrik'";
+  }
+  return `model must be a Wardrik Model (generate(request, options)): aiSdkModel(…), modelFromString('openai:gpt-4.1-mini') or a ScriptedModel from 'wardrik/testing'; got ${model === null ? 'null' : typeof model}`;
 }
 
 function checkedOutputKey(outputKey: unknown, appState: unknown, name: string): { outputKey?: string } {

@@ -39,7 +39,15 @@ describe('bad input', () => {
     const model = new ScriptedModel([]);
     expect(() => defineAgent({ name: 'bad name', instructions: '', model })).toThrow(AgentDefinitionError);
     expect(() => defineAgent({ name: 'a', instructions: '', model: {} as never })).toThrow(
-      'agent a: model must implement',
+      'agent a: model must be a Wardrik Model (generate(request, options))',
+    );
+    // The common mistakes are named with their fix.
+    expect(() => defineAgent({ name: 'a', instructions: '', model: 'openai:gpt-4.1-mini' as never })).toThrow(
+      `agent a: model is the string "openai:gpt-4.1-mini"; make a model of it with modelFromString("openai:gpt-4.1-mini")`,
+    );
+    const languageModel = { specificationVersion: 'v3', provider: 'openai.chat', modelId: 'x', doGenerate() {} };
+    expect(() => defineAgent({ name: 'a', instructions: '', model: languageModel as never })).toThrow(
+      "agent a: model is an AI SDK language model; wrap it: aiSdkModel(openai('gpt-4.1-mini'))",
     );
     expect(() => defineAgent({ name: 'a', instructions: '', model, maxSteps: 0 })).toThrow(
       'maxSteps must be a positive integer',
