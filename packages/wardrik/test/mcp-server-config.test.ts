@@ -118,6 +118,34 @@ describe('serving MCP, as configured', () => {
     expect((await refused.json()).error.message).toContain('principal nobody, which does not exist');
   });
 
+  it('speaks protocol 2025-11-25 and 2025-06-18, with tools, tasks and logging', async () => {
+    const started = await env({ agents: [greeter] });
+    for (const version of ['2025-11-25', '2025-06-18']) {
+      const response = await fetch(`${started.server.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${started.tokens.admin}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+        }),
+      });
+      const data = (await response.text()).split('\n').find((line) => line.startsWith('data: '));
+      expect(JSON.parse(data?.slice(6) ?? '{}')).toMatchObject({
+        result: {
+          protocolVersion: version,
+          serverInfo: { name: 'wardrik' },
+          capabilities: { tools: {}, logging: {}, tasks: { cancel: {}, requests: { tools: { call: {} } } } },
+        },
+      });
+    }
+  });
+
   it('unauthenticated is refused on a listener other machines reach, unless forced', async () => {
     const started = await env({ agents: [greeter] });
     const options = { wardrik: started.wardrik, auth: started.auth, listenHost: '0.0.0.0' };
