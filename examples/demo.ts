@@ -96,7 +96,8 @@ function show(event: RunEvent): void {
       case 'run-parked':
         return `  ⏸ parked (${record.park.kind}): ${record.park.reason}`;
       case 'park-answered':
-        return `  ▶ ${record.by} answered: ${record.decision.type}`;
+        // On a tool park, approve is taken as retry: run the call (see README, Parks).
+        return `  ▶ ${record.by} answered: ${record.decision.type === 'retry' ? 'approve (run the call)' : record.decision.type}`;
       case 'run-ended':
         return `run ${record.status}`;
     }
@@ -117,7 +118,7 @@ for (const parked of result.parks) {
   console.log('…and approves it (the answer is bound to this exact call by its hash).\n');
   await wardrik.answerPark(
     parked.id,
-    { type: 'retry', note: 'approved' },
+    { type: 'approve', note: 'approved' },
     { callHash: parked.callHash, by: 'manager' },
   );
 }
