@@ -5,6 +5,8 @@
  * put the copy in place, start) brings them back; `wardrik runs export RUN` writes the journal as
  * JSON lines; `wardrik runs purge` deletes ended runs (admins only).
  */
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -17,6 +19,7 @@ import {
   startServeProcess,
   until,
 } from './serve-process.js';
+import { dropTestSchema, TEST_DATABASE_URL, testSchemaName } from './store-factories.js';
 
 const directories: string[] = [];
 const nodes: ServeProcess[] = [];
@@ -26,8 +29,8 @@ afterAll(() => {
   for (const directory of directories) rmSync(directory, { recursive: true, force: true });
 });
 
-async function serveIn(directory: string): Promise<ServeProcess> {
-  const node = await startServeProcess(directory, { env: { SHUTDOWN_EXEC_LOG: join(directory, 'exec.log') } });
+async function serveIn(directory: string, env: Record<string, string> = {}): Promise<ServeProcess> {
+  const node = await startServeProcess(directory, { env: { SHUTDOWN_EXEC_LOG: join(directory, 'exec.log'), ...env } });
   nodes.push(node);
   return node;
 }
@@ -112,6 +115,52 @@ describe('wardrik backup', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/back PostgreSQL up with pg_dump/);
   }, 60_000);
+});
+
+describe('PostgreSQL: pg_dump and pg_restore, as the README says', () => {
+  it('a dump taken while serving, restored into an empty database, serves its runs again', async () => {
+    const directory = configDirectory('shutdown-config.mjs');
+    directories.push(directory);
+    const schema = testSchemaName();
+    const restoredDatabase = `wardrik_restore_${randomBytes(4).toString('hex')}`;
+    const server = new URL(TEST_DATABASE_URL);
+    const connection = [
+      '--host',
+      server.hostname,
+      '--port',
+      server.port || '5432',
+      '--username',
+      decodeURIComponent(server.username),
+    ];
+    const restoredUrl = new URL(TEST_DATABASE_URL);
+    restoredUrl.pathname = `/${restoredDatabase}`;
+    try {
+      const node = await serveIn(directory, { SHUTDOWN_PG_URL: TEST_DATABASE_URL, SHUTDOWN_PG_SCHEMA: schema });
+      const runIds: string[] = [];
+      for (let index = 0; index < 3; index++) {
+        const { json } = await callApi(node, '/v1/runs', { agent: 'mailer', input: `mail ${index}`, wait: true });
+        expect(json.status).toBe('completed');
+        runIds.push(json.runId);
+      }
+      const dump = join(directory, 'wardrik.dump');
+      execFileSync('pg_dump', ['--format=custom', `--schema=${schema}`, `--file=${dump}`, TEST_DATABASE_URL]);
+      node.child.kill('SIGTERM');
+      expect((await node.exited).code).toBe(0);
+
+      execFileSync('createdb', [...connection, restoredDatabase]);
+      execFileSync('pg_restore', ['--no-owner', `--dbname=${restoredUrl.href}`, dump]);
+      const restored = await serveIn(directory, { SHUTDOWN_PG_URL: restoredUrl.href, SHUTDOWN_PG_SCHEMA: schema });
+      const { json } = await callApi(restored, '/v1/runs');
+      expect(json.runs.map((run: { id: string }) => run.id).sort()).toEqual([...runIds].sort());
+      const more = await callApi(restored, '/v1/runs', { agent: 'mailer', input: 'after the restore', wait: true });
+      expect(more.json.status).toBe('completed');
+      restored.child.kill('SIGTERM');
+      expect((await restored.exited).code).toBe(0);
+    } finally {
+      await dropTestSchema(schema);
+      execFileSync('dropdb', [...connection, '--if-exists', restoredDatabase]);
+    }
+  }, 180_000);
 });
 
 describe('wardrik runs export and purge', () => {
