@@ -146,6 +146,30 @@ describe('serving MCP, as configured', () => {
     }
   });
 
+  it('allowedOrigins: a page of that origin may call /mcp from a browser (CORS); any other origin is refused', async () => {
+    const started = await env({ agents: [greeter], mcp: { allowedOrigins: ['https://app.example.com'] } });
+    const url = `${started.server.url}/mcp`;
+    const preflight = await fetch(url, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://app.example.com',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type, mcp-session-id',
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('mcp-session-id');
+    const { client, close } = await connectClient(url, started.tokens.admin, {
+      headers: { origin: 'https://app.example.com' },
+    });
+    closing.push(close);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['greeter']);
+    await expect(
+      connectClient(url, started.tokens.admin, { headers: { origin: 'https://other.example.com' } }),
+    ).rejects.toThrow('Origin https://other.example.com is not allowed');
+  });
+
   it('unauthenticated is refused on a listener other machines reach, unless forced', async () => {
     const started = await env({ agents: [greeter] });
     const options = { wardrik: started.wardrik, auth: started.auth, listenHost: '0.0.0.0' };

@@ -4,10 +4,12 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { exceedsDepth, MAX_JSON_DEPTH } from '@wardrik/core';
 import type { Context, Hono } from 'hono';
+import { cors } from 'hono/cors';
 import type { AuthService } from '../auth/auth-service.js';
 import type { Principal } from '../auth/types.js';
 import { ConfigError } from '../config/config-error.js';
 import type { Wardrik } from '../runtime/wardrik.js';
+import { ApiProblem } from '../server/problem.js';
 import { readText } from '../server/read-text.js';
 import { DEFAULT_BODY_LIMIT } from '../server/validate.js';
 import { Callers } from './caller.js';
@@ -148,6 +150,25 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
 
   return {
     mount(app) {
+      // A web page of an allowed origin may call /mcp from a browser (CORS; its preflight included).
+      if (rules.origins.length) {
+        app.use(
+          MCP_PATH,
+          cors({
+            origin: [...rules.origins],
+            allowMethods: ['GET', 'POST', 'DELETE'],
+            allowHeaders: [
+              'authorization',
+              'content-type',
+              'accept',
+              'mcp-session-id',
+              'mcp-protocol-version',
+              'last-event-id',
+            ],
+            exposeHeaders: ['mcp-session-id', 'www-authenticate'],
+          }),
+        );
+      }
       for (const path of PROTECTED_RESOURCE_PATHS) {
         app.get(path, (c) => c.json(protectedResourceMetadata(originOf(c), options.authorizationServers ?? [])));
       }
@@ -201,8 +222,9 @@ async function readJson(
   let text: string;
   try {
     text = await readText(c, limit);
-  } catch {
-    return { ok: false, response: rpcError(413, -32000, `Request body too large: over ${limit} bytes`) };
+  } catch (thrown) {
+    if (!(thrown instanceof ApiProblem)) throw thrown;
+    return { ok: false, response: rpcError(thrown.status, -32000, `${thrown.title}: ${thrown.message}`) };
   }
   try {
     const value: unknown = JSON.parse(text);

@@ -1,8 +1,11 @@
 import type { ParkKind } from '../journal/records.js';
-import { isJournaled, type RunEvent } from '../runtime/events.js';
+import type { RunEvent } from '../runtime/events.js';
 import type { RunResult, Wardrik } from '../runtime/wardrik.js';
 import { isEnded, type ParkRow } from '../store/store.js';
 import { Wakeup } from './wakeup.js';
+
+/** The events after which the run's status or open parks may have changed (else nothing is read again). */
+const CHANGES: ReadonlySet<RunEvent['type']> = new Set(['run-parked', 'park-answered', 'run-ended']);
 
 /** What became of a park the call met, as the result's `_meta` tells the client. */
 export interface ParkNote {
@@ -63,7 +66,7 @@ export async function settleRun(options: SettleOptions): Promise<Settled> {
     try {
       for await (const event of wardrik.follow(runId, { afterSeq: options.afterSeq, signal: stop.signal })) {
         options.onEvent?.(event);
-        if (isJournaled(event)) changed.wake();
+        if (CHANGES.has(event.type)) changed.wake();
       }
     } catch (thrown) {
       followFailure = thrown;
