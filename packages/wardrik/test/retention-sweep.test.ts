@@ -10,6 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { defineAgent } from '../src/agent.js';
 import type { JournalRecord } from '../src/journal/records.js';
 import type { Purged } from '../src/runtime/retention-sweep.js';
+import { createWardrik } from '../src/runtime/wardrik.js';
+import { memoryStore } from '../src/store/memory-store.js';
 import type { Store } from '../src/store/store.js';
 import { enableMetrics } from '../src/telemetry/metrics.js';
 import { ScriptedModel } from '../src/testing/scripted-model.js';
@@ -142,6 +144,24 @@ describe('the retention sweep', () => {
       expect((await wardrik.listRuns()).map((run) => run.agent)).toEqual(Array(5).fill('audit'));
     } finally {
       await wardrik.close();
+    }
+  });
+
+  it('sweeps on one node at a time: of two nodes sharing a store, one sweeps, the other leaves it', async () => {
+    const store = memoryStore();
+    const retention = { endedRunsDays: 30, sweepIntervalMs: 3_600_000 };
+    const nodes = await Promise.all(
+      ['a', 'b'].map((node) => createWardrik({ store, agents: [liveAgent('support')], node, retention })),
+    );
+    try {
+      await writeEndedRuns(store, 'support', 1_200, 40);
+      const [first, second] = await Promise.all(nodes.map((node) => node.retention.sweep()));
+      expect(first).toMatchObject({ runs: 1_200 });
+      expect(second).toBeUndefined(); // node a held the sweep
+      // Given back once done: the next sweep may be either node's.
+      expect(await nodes[1]?.retention.sweep()).toMatchObject({ runs: 0 });
+    } finally {
+      for (const node of nodes) await node.close();
     }
   });
 
