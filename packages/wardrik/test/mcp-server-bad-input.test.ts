@@ -37,6 +37,9 @@ const support = defineAgent({
   ]),
 });
 
+/** A JSON-RPC error as /mcp refuses a request. */
+type RpcError = { error: { code: number; message: string } };
+
 let env: McpEnv;
 let mcpUrl: string;
 const clients: TestClient[] = [];
@@ -154,7 +157,7 @@ describe('bad input to /mcp', () => {
   it('a forged Origin or Host is refused with 403 before anything is read', async () => {
     const origin = await initialize({ authorization: `Bearer ${env.tokens.alice}`, origin: 'http://evil.example' });
     expect(origin.status).toBe(403);
-    expect((await origin.json()).error.message).toContain('Origin http://evil.example is not allowed');
+    expect(((await origin.json()) as RpcError).error.message).toContain('Origin http://evil.example is not allowed');
     // DNS rebinding: a name that resolves to this machine, sent by a page of that name (fetch can't forge Host).
     const host = await rawPost('evil.example', env.tokens.alice ?? '');
     expect(host.status).toBe(403);
@@ -173,7 +176,7 @@ describe('bad input to /mcp', () => {
     expect(missing.status).toBe(401);
     const metadataUrl = `${env.server.url}/.well-known/oauth-protected-resource/mcp`;
     expect(missing.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${metadataUrl}"`);
-    expect((await missing.json()).error.message).toBe('Unauthorized: missing bearer token');
+    expect(((await missing.json()) as RpcError).error.message).toBe('Unauthorized: missing bearer token');
     const unknown = await initialize({ authorization: 'Bearer wdk_nope' });
     expect(unknown.headers.get('www-authenticate')).toBe(
       `Bearer resource_metadata="${metadataUrl}", error="invalid_token", error_description="unknown token"`,
@@ -202,7 +205,7 @@ describe('bad input to /mcp', () => {
     };
     const malformed = await fetch(mcpUrl, { method: 'POST', headers, body: '{"jsonrpc": "2.0", ' });
     expect(malformed.status).toBe(400);
-    expect((await malformed.json()).error).toMatchObject({
+    expect(((await malformed.json()) as RpcError).error).toMatchObject({
       code: -32700,
       message: expect.stringContaining('Parse error'),
     });

@@ -17,6 +17,9 @@ import { connectClient, type McpEnv, startMcpEnv } from './mcp-server-env.js';
 const greeter = defineAgent({ name: 'greeter', instructions: '', model: new ScriptedModel(() => ({ text: 'hello' })) });
 const other = defineAgent({ name: 'other', instructions: '', model: new ScriptedModel(() => ({ text: 'other' })) });
 
+/** A JSON-RPC error as /mcp refuses a request. */
+type RpcError = { error: { code: number; message: string } };
+
 const closing: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const close of closing.splice(0)) await close().catch(() => {});
@@ -115,7 +118,7 @@ describe('serving MCP, as configured', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }),
     });
     expect(refused.status).toBe(401);
-    expect((await refused.json()).error.message).toContain('principal nobody, which does not exist');
+    expect(((await refused.json()) as RpcError).error.message).toContain('principal nobody, which does not exist');
   });
 
   it('speaks protocol 2025-11-25 and 2025-06-18, with tools, tasks and logging', async () => {

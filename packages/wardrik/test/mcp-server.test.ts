@@ -95,13 +95,13 @@ async function connect(token: string | undefined, options: Parameters<typeof con
 }
 
 /** The HTTP API, as the console and CLI use it. */
-async function api(path: string, token: string, body?: unknown) {
+async function api(path: string, token: string | undefined, body?: unknown) {
   const response = await fetch(`${env.server.url}${path}`, {
     method: body === undefined ? 'GET' : 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  return { status: response.status, json: await response.json() };
+  return { status: response.status, json: (await response.json()) as Record<string, string> };
 }
 
 async function openParks(runId?: string) {
