@@ -80,7 +80,7 @@ async function gracefulStop(stop: ServeStop, signal: NodeJS.Signals): Promise<vo
   lifecycle.stopping();
   logger.info(
     { signal, graceMs, runs: wardrik.activeRuns },
-    'stopping: not ready, taking no new runs or answers; the runs under way get the grace period to reach their next journal record (a second signal exits at once)',
+    'Stopping: not ready, taking no new runs or answers; the runs under way get the grace period to reach their next journal record (a second signal exits at once)',
   );
   const report = await wardrik.drain({ graceMs });
   logger.info(
