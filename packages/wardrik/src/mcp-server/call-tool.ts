@@ -81,6 +81,7 @@ export async function callTool(
     wardrik.cancel(runId, `cancelled by ${principal.name} over MCP${why}`).catch(() => {});
   };
   extra.signal.addEventListener('abort', onAbort, { once: true });
+  if (extra.signal.aborted) onAbort();
   let settled: Settled;
   try {
     settled = await settleRun({ ...options, runId, afterSeq: 0 });

@@ -48,13 +48,20 @@ export async function askAboutPark(
   });
   const question = parkQuestion(park, { agent, ...inputSchemaOf(wardrik, agent, park) });
   let reply: ElicitResult;
+  // Its own signal, let go once the reply is in: the SDK would send notifications/cancelled for a
+  // request already answered if the park's signal aborted later.
+  const asked = new AbortController();
+  const forward = () => asked.abort(signal.reason);
+  signal.addEventListener('abort', forward, { once: true });
   try {
-    reply = await deps.elicit(question.params, signal);
+    reply = await deps.elicit(question.params, asked.signal);
   } catch (thrown) {
     if (signal.aborted) return note('answered-elsewhere', String(signal.reason));
     const why = thrown instanceof Error ? thrown.message : String(thrown);
     deps.log('info', `park ${park.id} waits for people (console, CLI): the client gave no answer (${why})`);
     return note('left-to-people', `the client gave no answer (${why}); people answer it`);
+  } finally {
+    signal.removeEventListener('abort', forward);
   }
   if (signal.aborted) return note('answered-elsewhere', String(signal.reason));
   const refused = (detail: string) => {
