@@ -6,9 +6,11 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { tool } from '@wardrik/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AuthService } from '../src/auth/auth-service.js';
 import { ConfigError, createWardrik, defineAgent, defineConfig, loadConfig, sqliteStore } from '../src/index.js';
+import { mcpGatewayAgent } from '../src/mcp-server/gateway-agent.js';
 import { createMcpEndpoint } from '../src/mcp-server/mcp-endpoint.js';
 import { startServer } from '../src/server/start-server.js';
 import { ScriptedModel } from '../src/testing/index.js';
@@ -119,6 +121,36 @@ describe('serving MCP, as configured', () => {
     });
     expect(refused.status).toBe(401);
     expect(((await refused.json()) as RpcError).error.message).toContain('principal nobody, which does not exist');
+  });
+
+  it('gatewayPrefix: false offers an agent’s tools under their own names (a name taken already is left out)', async () => {
+    const tools = [
+      tool({ name: 'echo', description: 'Says it back.', annotations: { readOnly: true }, run: () => 'echo' }),
+      tool({
+        name: 'shout',
+        description: 'Says it loud.',
+        schema: { text: { type: 'string', required: true } },
+        annotations: { readOnly: true },
+        run: ({ text }) => String(text).toUpperCase(),
+      }),
+    ];
+    const echo = defineAgent({
+      name: 'echo',
+      instructions: '',
+      tools,
+      model: new ScriptedModel(() => ({ text: 'e' })),
+    });
+    const started = await env({
+      agents: [echo, mcpGatewayAgent(echo)],
+      mcp: { gateway: ['echo'], gatewayPrefix: false },
+    });
+    const { client, close } = await connectClient(`${started.server.url}/mcp`, started.tokens.admin);
+    closing.push(close);
+    expect((await client.listTools()).tools.map((each) => each.name)).toEqual(['echo', 'shout']);
+    expect(await client.callTool({ name: 'shout', arguments: { text: 'hi' } })).toMatchObject({
+      content: [{ type: 'text', text: 'HI' }],
+      _meta: { 'wardrik/run': { agent: 'echo.gateway', status: 'completed' } },
+    });
   });
 
   it('speaks protocol 2025-11-25 and 2025-06-18, with tools, tasks and logging', async () => {

@@ -201,6 +201,7 @@ function offerOf(wardrik: Wardrik, options: McpServerOptions): Offer {
     }
   }
   return {
+    gatewayPrefix: options.gatewayPrefix ?? true,
     agents: options.agents ?? plain.map((agent) => agent.name),
     gateways: options.gateway
       ? gateways.filter((agent) => options.gateway?.includes(gatewayOf(agent) ?? ''))

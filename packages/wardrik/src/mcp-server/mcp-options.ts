@@ -20,6 +20,12 @@ export interface McpServerOptions {
    */
   readonly gateway?: readonly string[];
   /**
+   * Whether a gateway tool's name starts with its agent's (`support__refund`, the default) or is
+   * the tool's own (`refund`; a name another tool has already is left out). Plain names suit a
+   * server that offers one agent's tools, e.g. for the MCP conformance suite.
+   */
+  readonly gatewayPrefix?: boolean;
+  /**
    * Host names (no port) a request's `Host` may name: DNS rebinding protection. Default, on a
    * loopback listener: `localhost`, `127.0.0.1`, `[::1]` and the listener's host; elsewhere any.
    */
@@ -61,6 +67,7 @@ export const MCP_DEFAULTS = {
 const KEYS: readonly (keyof McpServerOptions)[] = [
   'agents',
   'gateway',
+  'gatewayPrefix',
   'allowedHosts',
   'allowedOrigins',
   'publicUrl',
@@ -100,6 +107,9 @@ export function mcpOptionsProblem(value: unknown, where: string): string | undef
     for (const url of (value[key] as string[] | undefined) ?? []) {
       if (!isHttpUrl(url)) return `${where}.${key}: ${JSON.stringify(url)} is not an http(s) URL`;
     }
+  }
+  if (value['gatewayPrefix'] !== undefined && typeof value['gatewayPrefix'] !== 'boolean') {
+    return `${where}.gatewayPrefix: expected true or false, got ${describe(value['gatewayPrefix'])}`;
   }
   const publicUrl = value['publicUrl'];
   if (publicUrl !== undefined && !(typeof publicUrl === 'string' && isHttpUrl(publicUrl))) {

@@ -54,12 +54,15 @@ export interface Offer {
   readonly agents: readonly string[];
   /** Gateway agents (`NAME.gateway`) whose agent's tools are offered one by one. */
   readonly gateways: readonly Agent[];
+  /** Whether gateway tools are named `AGENT__TOOL` (else `TOOL`). */
+  readonly gatewayPrefix: boolean;
 }
 
 /**
  * The tools `principal` is offered: each agent of the offer it may start runs of, and each tool of
  * each gateway agent it may start runs of (the agent's own tools, its toolsets' and its workers',
- * as a run's first step would be offered them now), named `AGENT__TOOL`.
+ * as a run's first step would be offered them now), named `AGENT__TOOL` (or, without the prefix,
+ * `TOOL`: a name taken already is left out).
  */
 export async function offeredTools(wardrik: Wardrik, offer: Offer, principal: Principal): Promise<OfferedTool[]> {
   const byName = new Map(wardrik.agents().map((agent) => [agent.name, agent]));
@@ -71,7 +74,9 @@ export async function offeredTools(wardrik: Wardrik, offer: Offer, principal: Pr
   }
   for (const gateway of offer.gateways) {
     if (!can(principal, 'run.start', { agent: gateway.name }).allowed) continue;
-    tools.push(...(await gatewayTools(wardrik, gateway, principal)));
+    for (const tool of await gatewayTools(wardrik, gateway, principal, offer.gatewayPrefix)) {
+      if (!tools.some((each) => each.listed.name === tool.listed.name)) tools.push(tool);
+    }
   }
   return tools;
 }
@@ -87,8 +92,13 @@ function agentTool(agent: Agent): McpTool {
 }
 
 /** A gateway agent's tools as MCP tools, as its run's first step would be offered them now. */
-async function gatewayTools(wardrik: Wardrik, gateway: Agent, principal: Principal): Promise<OfferedTool[]> {
-  const base = gatewayOf(gateway) ?? gateway.name;
+async function gatewayTools(
+  wardrik: Wardrik,
+  gateway: Agent,
+  principal: Principal,
+  prefixed: boolean,
+): Promise<OfferedTool[]> {
+  const prefix = prefixed ? `${gatewayOf(gateway) ?? gateway.name}${GATEWAY_SEPARATOR}` : '';
   const resolver = new ToolResolver(gateway, wardrik.workers, TOOLSET_TIMEOUT_MS);
   const abort = new AbortController();
   const { offered } = await resolver.resolve({
@@ -109,16 +119,16 @@ async function gatewayTools(wardrik: Wardrik, gateway: Agent, principal: Princip
       agent: gateway,
       tool: definition.name,
       schema: tool.schema,
-      listed: gatewayTool(base, gateway.name, definition.name, tool),
+      listed: gatewayTool(`${prefix}${definition.name}`, gateway.name, definition.name, tool),
     });
   }
   return tools;
 }
 
-function gatewayTool(base: string, gatewayAgent: string, name: string, tool: Tool<Arguments>): McpTool {
+function gatewayTool(offeredAs: string, gatewayAgent: string, name: string, tool: Tool<Arguments>): McpTool {
   const listed = toMcpTool(tool);
   return {
-    name: `${base}${GATEWAY_SEPARATOR}${name}`,
+    name: offeredAs,
     ...(listed.title === undefined ? {} : { title: listed.title }),
     description: listed.description ?? '',
     inputSchema: listed.inputSchema as McpTool['inputSchema'],
