@@ -1,4 +1,15 @@
-import { type Arguments, isValidToolName, stateKeyProblem, type Tool, type Toolset, toMcpTool } from '@wardrik/core';
+import {
+  type Arguments,
+  type CompiledSchema,
+  isValidToolName,
+  type SchemaArguments,
+  type SchemaInput,
+  stateKeyProblem,
+  type Tool,
+  type Toolset,
+  toMcpTool,
+} from '@wardrik/core';
+import { checkedGuardrails, compiledOutputSchema, type Guardrails } from './agents/final-answer.js';
 import { AgentDefinitionError } from './errors.js';
 import type { Budget } from './journal/records.js';
 import type { Message, Model, ModelToolDefinition } from './model/model.js';
@@ -8,7 +19,7 @@ import { hasTemplates } from './runtime/instructions.js';
 import { checkPolicy, type Policy } from './runtime/policy.js';
 
 /** How to define an agent. */
-export interface AgentOptions {
+export interface AgentOptions<OutputSchema extends SchemaInput | undefined = SchemaInput | undefined> {
   /** 1–128 characters of `A–Z a–z 0–9 _ - .`; runs name their agent by it. */
   readonly name: string;
   readonly description?: string;
@@ -60,6 +71,28 @@ export interface AgentOptions {
    */
   readonly outputKey?: string;
   /**
+   * The shape of the final answer (any of a tool's three schema forms, describing an object): the
+   * model is asked for JSON of it (providers that support structured output are given the
+   * schema), each final answer is checked, and one that does not match is sent back to the model
+   * saying what is wrong, up to `maxOutputRetries` times (default 2), after which the run fails.
+   * `outputOf(agent, result)` gives the checked value, typed from the schema.
+   *
+   * @example
+   * ```ts
+   * const triage = defineAgent({
+   *   name: 'triage', instructions: 'Classify the ticket.', model,
+   *   outputSchema: { queue: { type: 'enum', enum: ['billing', 'shipping'], required: true }, urgent: { type: 'boolean', required: true } },
+   * })
+   * const result = await wardrik.run('triage', 'My parcel never came!')
+   * outputOf(triage, result)?.queue // 'shipping'
+   * ```
+   */
+  readonly outputSchema?: OutputSchema;
+  /** How many final answers that do not match `outputSchema` are sent back before the run fails. Default 2. */
+  readonly maxOutputRetries?: number;
+  /** Checks of the run's input and of its final answer that can stop the run (see `Guardrail`). */
+  readonly guardrails?: Guardrails;
+  /**
    * Agents this one may hand the run to: the model is offered `transfer_to_agent` with their names
    * and descriptions, and a transfer continues the run under the agent named (its instructions,
    * model, tools and policy; the run's labels, cost and budget carry on). Each sub-agent may hand
@@ -97,7 +130,7 @@ export interface HistoryOptions {
 }
 
 /** An agent, checked and ready to run. */
-export interface Agent {
+export interface Agent<Output = unknown> {
   readonly name: string;
   readonly description: string;
   readonly instructions: string;
@@ -120,6 +153,12 @@ export interface Agent {
   readonly history: { readonly maxMessages: number; readonly summarize?: HistoryOptions['summarize'] };
   /** The state key its final answer is written to, if any (see `AgentOptions.outputKey`). */
   readonly outputKey?: string;
+  /** The final answer's schema, compiled (see `AgentOptions.outputSchema`). */
+  readonly output?: CompiledSchema;
+  readonly maxOutputRetries: number;
+  readonly guardrails: Required<Guardrails>;
+  /** The type of its checked final answer (a marker for `outputOf`; never set). */
+  readonly outputType?: Output;
   /** Whether the instructions name state (`{key}`): they are rendered before every step. */
   readonly templated: boolean;
   readonly subAgents: readonly Agent[];
@@ -141,6 +180,9 @@ export interface Agent {
  * })
  * ```
  */
+export function defineAgent<const OutputSchema extends SchemaInput | undefined = undefined>(
+  options: AgentOptions<OutputSchema>,
+): Agent<OutputSchema extends undefined ? string : SchemaArguments<OutputSchema>>;
 export function defineAgent(options: AgentOptions): Agent {
   if (typeof options !== 'object' || options === null)
     throw new AgentDefinitionError('defineAgent: expected an options object');
@@ -207,6 +249,9 @@ export function defineAgent(options: AgentOptions): Agent {
     appState: checkedAppState(options.appState, name),
     history: checkedHistory(options.history, name),
     ...checkedOutputKey(options.outputKey, options.appState, name),
+    ...(options.outputSchema === undefined ? {} : { output: compiledOutputSchema(options.outputSchema, name) }),
+    maxOutputRetries: checkedRetries(options.maxOutputRetries, name),
+    guardrails: checkedGuardrails(options.guardrails, name),
     templated: hasTemplates(instructions),
     subAgents: checkedSubAgents(options.subAgents, name),
     disallowTransferToParent: options.disallowTransferToParent === true,
@@ -224,6 +269,16 @@ function modelProblem(model: unknown): string {
     return "model is an AI SDK language model; wrap it: aiSdkModel(openai('gpt-4.1-mini')) from 'wardrik'";
   }
   return `model must be a Wardrik Model (generate(request, options)): aiSdkModel(…), modelFromString('openai:gpt-4.1-mini') or a ScriptedModel from 'wardrik/testing'; got ${model === null ? 'null' : typeof model}`;
+}
+
+function checkedRetries(retries: unknown, name: string): number {
+  if (retries === undefined) return 2;
+  if (!Number.isInteger(retries) || (retries as number) < 0) {
+    throw new AgentDefinitionError(
+      `agent ${name}: maxOutputRetries must be a whole number of 0 or more, got ${String(retries)}`,
+    );
+  }
+  return retries as number;
 }
 
 function checkedOutputKey(outputKey: unknown, appState: unknown, name: string): { outputKey?: string } {

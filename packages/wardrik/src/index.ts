@@ -1,5 +1,12 @@
 export { type Agent, type AgentOptions, defineAgent, type HistoryOptions } from './agent.js';
 export { type AgentToolOptions, agentTool } from './agents/agent-tool.js';
+export {
+  type Guardrail,
+  type Guardrails,
+  type GuardrailVerdict,
+  outputOf,
+  type TrippedGuardrail,
+} from './agents/final-answer.js';
 export { MAX_TRANSFERS, TRANSFER_TOOL } from './agents/transfer.js';
 export {
   type LoopStep,

@@ -12,7 +12,9 @@ import type { Message, ModelToolCall, Usage } from '../model/model.js';
  * labels that answers given in a call's place must carry (`call-started`'s `labels`, and
  * `resultLabels` on `tool` and `in_doubt` parks): a Wardrik that reads only version 3 would let a
  * person's answer to such a call drop them. It also added state shared with child runs
- * (`run-started`'s `state`) and an agent's `outputKey` (`run-ended`'s `state`).
+ * (`run-started`'s `state`), an agent's `outputKey` (`run-ended`'s `state`), final answers sent
+ * back for not matching `outputSchema` (`model-step`'s `outputRejected`) and guardrails
+ * (`run-ended`'s `guardrail`).
  */
 export const JOURNAL_VERSION = 4;
 
@@ -194,6 +196,11 @@ export interface ModelStepRecord extends Base {
   /** The agent's callback that made or changed this answer instead of the model (`beforeModel`, `afterModel`). */
   readonly callback?: 'beforeModel' | 'afterModel';
   /**
+   * Why this final answer does not match the agent's `outputSchema` (since version 4): the model
+   * is told, and asked again.
+   */
+  readonly outputRejected?: string;
+  /**
    * The tool definitions that made this step carry labels the run did not carry yet (`labels`):
    * offered by a source that is not trusted (an MCP server, a worker) and not pinned as they are,
    * each with its source and the hash that would pin it. It explains `labels`, which the run's
@@ -324,6 +331,8 @@ export interface RunEndedRecord extends Base {
   readonly measures: Measures;
   /** The agent's `outputKey` set to the final answer (since version 4), labelled as the answer is. */
   readonly state?: readonly StateWrite[];
+  /** The guardrail that stopped the run (since version 4). */
+  readonly guardrail?: { readonly name: string; readonly stage: 'input' | 'output'; readonly reason: string };
 }
 
 /** One entry of a run's append-only journal. */

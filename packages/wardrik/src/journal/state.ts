@@ -99,6 +99,8 @@ export interface RunState {
   maxSteps: number;
   /** Model steps made. */
   steps: number;
+  /** Final answers sent back for not matching the agent's output schema. */
+  outputRejections: number;
   measures: Measures;
   labels: Label[];
   /** The conversation as the model sees it. */
@@ -143,6 +145,7 @@ export function emptyState(runId: string): RunState {
     budget: {},
     maxSteps: 0,
     steps: 0,
+    outputRejections: 0,
     measures: {},
     labels: [],
     messages: [],
@@ -204,6 +207,10 @@ export function applyRecord(state: RunState, seq: number, record: JournalRecord)
       state.stepAgent = record.agent ?? state.agent;
       state.measures = addMeasures(state.measures, record.measures);
       state.messages.push({ role: 'assistant', text: record.text, toolCalls: record.toolCalls });
+      if (record.outputRejected !== undefined) {
+        state.outputRejections += 1;
+        state.messages.push({ role: 'user', content: outputRejectedMessage(record.outputRejected) });
+      }
       state.truncated = record.truncated === true;
       if (record.tools) state.offeredTools = record.tools;
       if (record.labels?.length) state.labels = mergeLabels(state.labels, record.labels);
@@ -296,6 +303,11 @@ export function applyRecord(state: RunState, seq: number, record: JournalRecord)
       if (record.state) applyRunOnlyWrites(state, record.state);
       return;
   }
+}
+
+/** What the model is told of a final answer that does not match the agent's output schema. */
+export function outputRejectedMessage(reason: string): string {
+  return `Your final answer does not match the required output schema (${reason}). Answer again with only a JSON object that matches it.`;
 }
 
 /** Applies the writes of run-only keys (the store keeps the others), and keeps them as the run's own. */

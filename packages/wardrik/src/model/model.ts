@@ -42,6 +42,11 @@ export interface ModelRequest {
   readonly instructions: string;
   readonly messages: readonly Message[];
   readonly tools: readonly ModelToolDefinition[];
+  /**
+   * The JSON Schema the final answer must match, when the agent has an `outputSchema`: a model
+   * that supports structured output is asked for it (the answer is checked either way).
+   */
+  readonly outputSchema?: Readonly<Record<string, unknown>>;
 }
 
 /** Token usage of one model call. */

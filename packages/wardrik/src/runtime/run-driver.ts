@@ -17,6 +17,7 @@ import type { Agent } from '../agent.js';
 import type { AgentDirectory } from '../agents/agent-directory.js';
 import { agentOfTool, CHILD_RUNNER, type ChildRunner } from '../agents/agent-tool.js';
 import { type ChildRunRequest, childOfHandle, childRunId } from '../agents/child-runs.js';
+import { checkFinalAnswer, firstTripped, type TrippedGuardrail, trippedError } from '../agents/final-answer.js';
 import { isTransferTool, MAX_TRANSFERS, transferRequest } from '../agents/transfer.js';
 import { WorkflowStopped } from '../agents/workflow-agents.js';
 import { LeaseLostError, ModelError, StoreError } from '../errors.js';
@@ -211,6 +212,15 @@ export class RunDriver {
           await turn;
           continue; // a cancel or a stop may have come meanwhile
         }
+        if (this.state.steps === 0 && this.#agent.guardrails.input.length > 0) {
+          const tripped = await firstTripped(
+            this.#agent.guardrails.input,
+            'input',
+            this.state.input,
+            this.#callbackRun(),
+          );
+          if (tripped) return await this.#end('failed', { error: trippedError(tripped), guardrail: tripped });
+        }
         const prepared = this.#fixedStep() ?? (await this.#prepareStep());
         const generated = await this.#generate(prepared);
         if (generated === undefined) continue;
@@ -218,6 +228,8 @@ export class RunDriver {
         const step = this.state.steps + 1;
         const offered = prepared.offered;
         const toolsChanged = step === 1 || !sameNames(offered.names, this.state.offeredTools);
+        const final =
+          response.truncated || response.toolCalls.length > 0 ? undefined : await this.#judgeFinalAnswer(response.text);
         await this.#write(
           [
             {
@@ -238,11 +250,13 @@ export class RunDriver {
               agent: this.#agent.name === this.state.agent ? undefined : this.#agent.name,
               callback,
               unpinned: prepared.unpinned,
+              outputRejected: final?.rejected,
             },
           ],
           false,
         );
-        if (response.truncated) continue; // the check at the top of the loop ends the run
+        if (response.truncated || final?.rejected !== undefined) continue; // the top of the loop ends it, or the model tries again
+        if (final?.failure) return await this.#end('failed', final.failure);
         if (response.toolCalls.length === 0) return await this.#end('completed', { output: response.text });
       }
     } catch (thrown) {
@@ -891,6 +905,32 @@ export class RunDriver {
     return this.#fixed.prepared;
   }
 
+  /**
+   * A final answer judged before the run may complete: sent back when it does not match the
+   * agent's output schema (while retries are left), or the run's failure (no retries left, or an
+   * output guardrail tripped); undefined when it stands.
+   */
+  async #judgeFinalAnswer(
+    text: string,
+  ): Promise<{ readonly rejected?: string; readonly failure?: EndDetail } | undefined> {
+    const agent = this.#agent;
+    if (agent.output) {
+      const checked = await checkFinalAnswer(agent.output, text);
+      if (!checked.ok) {
+        if (this.state.outputRejections < agent.maxOutputRetries) return { rejected: checked.reason };
+        const tries = this.state.outputRejections + 1;
+        return {
+          failure: {
+            error: `the final answer does not match the agent's output schema after ${tries} tr${tries > 1 ? 'ies' : 'y'}: ${checked.reason}`,
+          },
+        };
+      }
+    }
+    if (agent.guardrails.output.length === 0) return undefined;
+    const tripped = await firstTripped(agent.guardrails.output, 'output', text, this.#callbackRun());
+    return tripped ? { failure: { error: trippedError(tripped), guardrail: tripped } } : undefined;
+  }
+
   /** What the next model step is given: instructions with state rendered, the tools offered now, and the labels they carried. */
   async #prepareStep(): Promise<PreparedStep> {
     const agent = this.#agent;
@@ -1035,6 +1075,8 @@ export class RunDriver {
       instructions: prepared.instructions,
       messages: this.state.messages,
       tools: prepared.offered.definitions,
+      // Plain field, absent undefined: made at every step.
+      outputSchema: this.#agent.output?.jsonSchema,
     };
     const { beforeModel, afterModel } = this.#agent.callbacks;
     const agent = this.#agent.name;
@@ -1197,7 +1239,7 @@ export class RunDriver {
     }
   }
 
-  async #end(status: EndStatus, detail: { output?: string; error?: string | undefined }): Promise<'ended'> {
+  async #end(status: EndStatus, detail: EndDetail): Promise<'ended'> {
     if (this.ended) return 'ended'; // a run ends once
     const openParks = this.#openParkIds();
     const outputKey = this.#agent.outputKey;
@@ -1215,11 +1257,7 @@ export class RunDriver {
     return 'ended';
   }
 
-  #endRecord(
-    status: EndStatus,
-    detail: { output?: string; error?: string | undefined },
-    state?: readonly StateWrite[],
-  ): JournalRecord {
+  #endRecord(status: EndStatus, detail: EndDetail, state?: readonly StateWrite[]): JournalRecord {
     return {
       v: JOURNAL_VERSION,
       at: this.#deps.now(),
@@ -1230,6 +1268,7 @@ export class RunDriver {
       labels: [...this.state.labels],
       measures: { ...this.state.measures },
       ...(state ? { state } : {}),
+      ...(detail.guardrail ? { guardrail: detail.guardrail } : {}),
     };
   }
 
@@ -1313,6 +1352,13 @@ export class RunDriver {
       ...(state.error === undefined ? {} : { error: state.error }),
     };
   }
+}
+
+/** How a run ends: its output, or its error (and the guardrail that stopped it, if one did). */
+interface EndDetail {
+  readonly output?: string;
+  readonly error?: string | undefined;
+  readonly guardrail?: TrippedGuardrail;
 }
 
 /** Why recovery parks a call in doubt: who may have run it, if another process (or node) did. */
