@@ -411,6 +411,22 @@ describe('tasks', () => {
     });
   });
 
+  it('a task’s run reports progress under the progress token of the call that started it', async () => {
+    const { client } = await connect(env.tokens.alice);
+    const progress: string[] = [];
+    const created = await client.request(
+      { method: 'tools/call', params: { name: 'slow', arguments: { input: 'wait' } } },
+      CreateTaskResultSchema,
+      { task: {}, onprogress: (each) => progress.push(each.message ?? '') },
+    );
+    const taskId = created.task.taskId;
+    await until(async () =>
+      (await env.wardrik.getRun(taskId)).journal.some((each) => each.record.type === 'call-started'),
+    );
+    await client.experimental.tasks.cancelTask(taskId);
+    await until(() => progress.includes('run cancelled'));
+  });
+
   it('tasks/cancel cancels the run; a task that ended can’t be cancelled', async () => {
     const { client } = await connect(env.tokens.alice);
     const created = await client.request(
