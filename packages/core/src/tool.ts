@@ -3,7 +3,7 @@ import type { ToolContext } from './context.js';
 import { describeType } from './describe-type.js';
 import { ToolDefinitionError } from './errors.js';
 import { compileSchema } from './schema/compile.js';
-import type { SchemaArguments } from './schema/infer.js';
+import type { SchemaArguments, SchemaCheck } from './schema/infer.js';
 import type { CompiledSchema, SchemaInput } from './schema/types.js';
 
 /**
@@ -91,7 +91,7 @@ export function isValidToolName(name: unknown): name is string {
  * ```
  */
 export function tool<const Schema extends SchemaInput | undefined = undefined>(
-  options: ToolOptions<SchemaArguments<Schema>, Schema>,
+  options: ToolOptions<SchemaArguments<Schema>, Schema> & { readonly schema?: SchemaCheck<Schema> },
 ): Tool<SchemaArguments<Schema>>;
 export function tool(options: ToolOptions<never, SchemaInput | undefined>): Tool<never> {
   if (typeof options !== 'object' || options === null) {

@@ -21,6 +21,27 @@ export type NoArguments = Record<string, never>;
 export type ObjectJsonSchema = { readonly type: 'object'; readonly [keyword: string]: unknown };
 
 /**
+ * What a schema literal must also be, so that a misspelt shorthand (`{ id: { type: 'strng' } }`)
+ * does not compile: it would otherwise pass as a JSON Schema object of unknown keywords (and the
+ * arguments become `Record<string, unknown>`). An object whose every field is an object with a
+ * `type`, and which is neither an object JSON Schema nor a Standard Schema, must be a valid
+ * shorthand; anything else is unchecked here (`unknown`).
+ *
+ * @example
+ * ```ts
+ * tool({ name: 't', description: 'd', schema: { id: { type: 'strng' } }, run: () => 1 })
+ * // error: Type '"strng"' is not assignable to type 'ShorthandType | undefined'
+ * ```
+ */
+export type SchemaCheck<Schema> = [Schema] extends [undefined]
+  ? unknown
+  : Schema extends StandardSchemaV1 | ObjectJsonSchema | Shorthand
+    ? unknown
+    : Schema extends { readonly [field: string]: { readonly type: unknown } }
+      ? Shorthand
+      : unknown;
+
+/**
  * The arguments `run` receives for a schema in any of its forms: a Standard Schema (such as Zod 4)
  * gives its output type; a JSON Schema object, `JsonSchemaArguments`; the keyword shorthand,
  * `ShorthandArguments`; no schema, `NoArguments`. A schema whose type is not known in detail

@@ -159,3 +159,26 @@ const forCall: Tools[] = [
   ]),
 ];
 expectTypeOf(forCall).toEqualTypeOf<Tools[]>();
+
+// A misspelt shorthand type does not compile (it would pass as a JSON Schema of unknown keywords).
+tool({
+  name: 'typo',
+  description: 'A misspelt type.',
+  // @ts-expect-error 'strng' is not a shorthand type
+  schema: { order_id: { type: 'strng', required: true } },
+  run: () => 'ok',
+});
+tool({
+  name: 'typo_nested',
+  description: 'A misspelt list element type.',
+  // @ts-expect-error 'numbr' is not a shorthand type
+  schema: { items: { type: 'list', of: 'numbr' } },
+  run: () => 'ok',
+});
+// A JSON Schema with unknown keywords is still a JSON Schema.
+tool({
+  name: 'json_schema',
+  description: 'Fine.',
+  schema: { type: 'object', properties: { id: { type: 'string' } }, 'x-extra': true },
+  run: ({ id }) => id ?? 'none',
+});
