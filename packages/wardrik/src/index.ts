@@ -72,6 +72,13 @@ export {
   type StateWrite,
   type StoredRecord,
 } from './journal/records.js';
+export { mcpGatewayAgent } from './mcp-server/gateway-agent.js';
+export {
+  createMcpEndpoint,
+  type McpEndpoint,
+  type McpEndpointOptions,
+} from './mcp-server/mcp-endpoint.js';
+export type { McpServerOptions } from './mcp-server/mcp-options.js';
 export type { EmbedFunction } from './memory/embeddings.js';
 export { type LoadMemoryOptions, loadMemory, loadMemoryTool } from './memory/load-memory-tool.js';
 export {
