@@ -293,7 +293,7 @@ it(`no run is lost and no unsafe call repeats across ${MIN_KILLS}+ SIGKILLs`, as
       `  kill phase ${seconds(killPhaseMs)}, total ${seconds(performance.now() - began)}`,
     ].join('\n'),
   );
-  // The answer of a call that is not repeatable is on disk before the model sees it (DESIGN §1):
+  // The answer of a call that is not repeatable is on disk before the model sees it (the contract):
   // no execution whose answer the model saw may have lost that answer in a crash.
   expect(lostAfterSeen, 'send_email answers the model saw but the journal lost').toBe(0);
 

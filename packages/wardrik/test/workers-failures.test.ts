@@ -220,11 +220,8 @@ describe('connections that drop', () => {
     expect(a.running).toBe(true);
   });
 
-  // KNOWN BUG in runtime/run-driver.ts (not ours to edit; see the workers report): recovery
-  // re-drives the call before any worker has reconnected, so the hub can only offer a stand-in
-  // tool that nobody marks read-only, and the gate parks a call that had already passed it.
-  // DESIGN §1: "a repeatable call ... is repeated if it was lost in a crash". Remove `.fails` once
-  // #execute skips the gate for calls already started (and uses the journaled `repeatable`).
+  // A repeatable call lost in a crash is repeated: recovery re-drives it as it was journaled (its
+  // `repeatable`, its rule), waiting for a worker to offer it, without judging it again.
   it('Wardrik restarts with a read-only worker call in flight: the call is repeated once a worker is back', async () => {
     const restarting = await WorkersEnv.start({ workers: { unavailableWaitMs: SLOW } });
     try {

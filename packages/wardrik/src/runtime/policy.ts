@@ -48,7 +48,7 @@ export interface PolicyRule {
 
 /**
  * Which calls run on their own. Rules are tried in order, agent rules before server-wide ones;
- * the first that matches decides. When none does, the defaults of DESIGN §1 gate a call:
+ * the first that matches decides. When none does, the default rules gate a call:
  * `worker-not-read-only`, `outside-not-read-only`, `destructive` (and, with `exfiltration`,
  * `open-world-after-outside` before them). Otherwise it is allowed.
  *
