@@ -91,6 +91,7 @@ async function gracefulStop(stop: ServeStop, signal: NodeJS.Signals): Promise<vo
   );
   const streams = await lifecycle.closeStreams();
   if (streams > 0) logger.info({ streams }, 'event streams ended with a node-stopping event');
+  logger.info('Stopping: closing the server and the runtime');
   await stop.closeServers();
   await wardrik.close().catch((thrown: unknown) => logger.error({ err: thrown }, 'closing the runtime failed'));
   await flushTelemetry(logger);
