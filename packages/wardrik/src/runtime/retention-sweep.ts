@@ -44,6 +44,8 @@ export interface PurgeTotals {
 const DEFAULT_INTERVAL_MS = 10 * 60_000;
 const DEFAULT_BATCH = 500;
 const DEFAULT_PAUSE_MS = 20;
+/** How long after it starts a node sweeps first. */
+const FIRST_SWEEP_MS = 30_000;
 
 /** What a `Retention` works with. */
 export interface RetentionDeps {
@@ -100,12 +102,23 @@ export class Retention {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Sweeps now, then every `sweepIntervalMs`, until `stop()` (if the rules delete anything). */
+  /**
+   * Sweeps 30 s after it starts (or after `sweepIntervalMs`, if shorter: not while the node
+   * recovers its runs), then every `sweepIntervalMs`, until `stop()` (if the rules delete anything).
+   */
   start(): void {
     if (!this.sweeps || this.#timer || this.#stopped) return;
-    this.#timer = setInterval(() => void this.sweep().catch(() => {}), this.#intervalMs);
+    const sweep = () => void this.sweep().catch(() => {});
+    this.#timer = setTimeout(
+      () => {
+        sweep();
+        if (this.#stopped) return;
+        this.#timer = setInterval(sweep, this.#intervalMs);
+        this.#timer.unref();
+      },
+      Math.min(FIRST_SWEEP_MS, this.#intervalMs),
+    );
     this.#timer.unref();
-    void this.sweep().catch(() => {});
   }
 
   /**
@@ -156,7 +169,7 @@ export class Retention {
   /** Stops sweeping, waiting for the batch under way. */
   async stop(): Promise<void> {
     this.#stopped = true;
-    if (this.#timer) clearInterval(this.#timer);
+    if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
     await this.#sweeping?.catch(() => {});
   }

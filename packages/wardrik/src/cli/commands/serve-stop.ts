@@ -36,9 +36,10 @@ export function serveUntilStopped(stop: ServeStop): Promise<number> {
   const { wardrik, logger, lifecycle } = stop;
   return new Promise((resolve) => {
     let stopping = false;
+    let failed = false;
     const finish = (steps: Promise<void>, code: number) => {
       steps.then(
-        () => resolve(code),
+        () => resolve(failed ? EXIT.failed : code),
         (thrown: unknown) => {
           logger.error({ err: thrown }, 'closing failed');
           resolve(EXIT.failed);
@@ -60,6 +61,7 @@ export function serveUntilStopped(stop: ServeStop): Promise<number> {
         { err: error },
         'the store failed, so this server stops taking work; restart it (a supervisor does this) to recover the runs from what is on disk',
       );
+      failed = true; // also when it failed while stopping: exit 1, for a supervisor to restart it
       if (stopping) return;
       stopping = true;
       lifecycle.stopping();
