@@ -156,6 +156,7 @@ export {
   decide,
   type Policy,
   type PolicyRule,
+  ruleFor,
   type Verdict,
 } from './runtime/policy.js';
 export type { ArtifactOptions, MemoryOptions } from './runtime/services.js';

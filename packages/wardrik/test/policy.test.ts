@@ -6,6 +6,7 @@ import {
   type JournalRecord,
   ParkAlreadyAnsweredError,
   type Policy,
+  ruleFor,
   StaleParkAnswerError,
   type Wardrik,
 } from '../src/index.js';
@@ -77,6 +78,19 @@ async function journal(wardrik: Wardrik, runId: string): Promise<JournalRecord[]
 }
 
 const payAttacker = { name: 'pay', arguments: { to: 'X', amount: 500 } };
+/** The facts of a call of `tool` with no arguments, for asking a rule directly. */
+function callOf(tool: string) {
+  return {
+    tool,
+    annotations: {},
+    source: 'local' as const,
+    readOnlyEverywhere: false,
+    arguments: {},
+    labels: [],
+    agent: 'clerk',
+    principal: 'p',
+  };
+}
 const mail = { name: 'read_mail', arguments: {} };
 
 describe('policy', () => {
@@ -134,6 +148,25 @@ describe('policy', () => {
     expect(executed).toEqual([]);
     const answered = (await journal(denied, second.runId)).find((record) => record.type === 'call-answered');
     expect(answered?.type === 'call-answered' && answered.rule).toBe('no-payments');
+  });
+
+  it('ruleFor: a rule for one tool, its arguments typed from the tool’s schema', async () => {
+    const bigPayments = ruleFor(pay, {
+      name: 'payments-over-100',
+      when: (call) => call.arguments.amount > 100, // amount: number, no cast
+      verdict: 'deny',
+      reason: (call) => `a payment of ${call.arguments.amount} to ${call.arguments.to} goes through finance`,
+    });
+    const wardrik = await open([{ name: 'pay', arguments: { to: 'Y', amount: 20 } }, payAttacker], {
+      policy: { rules: [bigPayments] },
+    });
+    const result = await wardrik.run('clerk', 'go');
+    expect(JSON.parse(result.output ?? '[]')).toEqual([
+      { error: 'Refused by policy (payments-over-100): a payment of 500 to X goes through finance' },
+    ]);
+    expect(executed).toEqual([{ tool: 'pay', args: { to: 'Y', amount: 20 } }]);
+    // It never matches another tool's calls.
+    expect(bigPayments.when({ ...callOf('fetch_url'), arguments: { amount: 1e9 } })).toBe(false);
   });
 
   it('a rule that throws holds the call for a person', async () => {

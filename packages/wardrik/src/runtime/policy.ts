@@ -1,4 +1,5 @@
 import { type Annotations, type Arguments, getPrivate, type Label, OUTSIDE, type Tool } from '@wardrik/core';
+import { modelToolName } from '../model/tool-name.js';
 import { MCP_TOOLSET_TOOL, type McpToolsetToolInfo } from '../toolsets/mcp-toolset-tool.js';
 import { WORKER_TOOL, type WorkerToolInfo } from '../workers/worker-hub.js';
 
@@ -44,6 +45,48 @@ export interface PolicyRule {
   readonly verdict: Verdict;
   /** What the person (gate) or the model (deny) is told. Default: the rule's name. */
   readonly reason?: string | ((call: CallFacts) => string);
+}
+
+/**
+ * A rule for the calls of one tool, whose `when` and `reason` get the call's arguments typed from
+ * the tool's schema (they were checked against it before any rule is asked).
+ *
+ * @example
+ * ```ts
+ * const refund = tool({ name: 'refund', description: '…', schema: { amount: { type: 'number', required: true } }, run })
+ * const bigRefunds = ruleFor(refund, {
+ *   name: 'refunds-over-1000',
+ *   when: (call) => call.arguments.amount > 1000, // amount: number
+ *   verdict: 'gate',
+ *   reason: (call) => `a refund of ${call.arguments.amount} needs finance`,
+ * })
+ * defineAgent({ ..., tools: [refund], policy: { rules: [bigRefunds] } })
+ * ```
+ */
+export function ruleFor<Args>(
+  tool: Tool<Args>,
+  rule: {
+    readonly name: string;
+    readonly when: (call: CallFacts & { readonly arguments: Args }) => boolean;
+    readonly verdict: Verdict;
+    readonly reason?: string | ((call: CallFacts & { readonly arguments: Args }) => string);
+  },
+): PolicyRule {
+  const name = modelToolName(tool.name);
+  const reason = rule.reason;
+  return {
+    name: rule.name,
+    when: (call) => call.tool === name && rule.when(call as CallFacts & { readonly arguments: Args }),
+    verdict: rule.verdict,
+    ...(reason === undefined
+      ? {}
+      : {
+          reason:
+            typeof reason === 'string'
+              ? reason
+              : (call: CallFacts) => reason(call as CallFacts & { readonly arguments: Args }),
+        }),
+  };
 }
 
 /**
