@@ -17,7 +17,7 @@ import {
   type Wardrik,
 } from '../src/index.js';
 import { rebuildState } from '../src/journal/state.js';
-import { lastToolResults, memoryStore, ScriptedModel } from '../src/testing/index.js';
+import { lastToolResults, MemoryStore, memoryStore, ScriptedModel } from '../src/testing/index.js';
 import { after, DELAYS, describeDelay, tempDbPath, until } from './helpers.js';
 
 const STORES: ReadonlyArray<{ name: string; open: () => Store }> = [
@@ -245,5 +245,53 @@ describe.each(STORES)('interleavings on the $name store', ({ open: openStore }) 
     }
     expect(executed).toHaveLength(runs.length);
     await answerAll(wardrik, runs[0]!.runId);
+  });
+});
+
+describe('a cancel that comes while a call’s intent is being written', () => {
+  it('the tool is never run: the call is answered cancelled and the run ends cancelled', async () => {
+    let sent = 0;
+    const send = tool({
+      name: 'send',
+      description: 'Sends (not safe to repeat).',
+      run: () => {
+        sent += 1;
+        return 'sent';
+      },
+    });
+    /** The write of a call's intent waits until the test lets it go. */
+    class GatedStore extends MemoryStore {
+      gate: Promise<void> | undefined;
+      reached: (() => void) | undefined;
+      override async write(...args: Parameters<MemoryStore['write']>) {
+        if (this.gate && args[0].records.some((each) => each.record.type === 'call-started')) {
+          this.reached?.();
+          await this.gate;
+        }
+        return super.write(...args);
+      }
+    }
+    const store = new GatedStore();
+    let letGo!: () => void;
+    store.gate = new Promise<void>((resolve) => (letGo = resolve));
+    const reached = new Promise<void>((resolve) => (store.reached = resolve));
+    const agent = defineAgent({
+      name: 'sender',
+      instructions: '',
+      tools: [send],
+      model: new ScriptedModel([{ toolCalls: [{ name: 'send', arguments: {} }] }, { text: 'done' }]),
+    });
+    const wardrik = await createWardrik({ store, agents: [agent] });
+    opened.push(wardrik);
+    const { runId } = await wardrik.start('sender', 'send it');
+    await reached;
+    const cancelled = wardrik.cancel(runId, 'changed my mind');
+    letGo();
+    expect((await cancelled).status).toBe('cancelled');
+    expect(sent).toBe(0);
+    const journal = (await wardrik.getRun(runId)).journal.map((each) => each.record);
+    expect(journal.find((record) => record.type === 'call-answered')).toMatchObject({
+      answer: { type: 'error', code: 'cancelled' },
+    });
   });
 });

@@ -91,6 +91,8 @@ export function onlyTool(name: string, tool: Tool<Arguments>): ReadonlyMap<strin
  * timeout is kept.
  */
 export async function attemptCall(input: AttemptInput): Promise<Attempt> {
+  // Stopped while its intent was being written (a cancel, the process stopping): the tool is not run.
+  if (input.run.aborted) return { kind: 'cancelled' };
   const timeout = input.tools.get(input.name)?.annotations.timeout;
   const controller = timeout === undefined ? undefined : new AbortController();
   const context = createContext({
