@@ -130,6 +130,7 @@ export {
 } from './model/prices.js';
 export type { RetryPolicy } from './runtime/backoff.js';
 export type { AgentCallbacks, CallbackCall, CallbackName, CallbackRun } from './runtime/callbacks.js';
+export { NodeStoppingError } from './runtime/drain.js';
 export {
   isJournaled,
   type JournaledEvent,
@@ -159,6 +160,8 @@ export {
   ruleFor,
   type Verdict,
 } from './runtime/policy.js';
+export type { RetentionOptions } from './runtime/retention-rules.js';
+export type { Purged, PurgedKind } from './runtime/retention-sweep.js';
 export type { ArtifactOptions, MemoryOptions } from './runtime/services.js';
 export type { SessionDetails, StateChanges } from './runtime/sessions.js';
 export {
@@ -177,6 +180,7 @@ export {
   type ServedMetrics,
   startMetricsServer,
 } from './server/metrics-route.js';
+export { NodeLifecycle } from './server/node-lifecycle.js';
 export { type RunningServer, type ServerOptions, startServer } from './server/start-server.js';
 export { attachWorkerEndpoint, WORKER_PATH } from './server/worker-endpoint.js';
 export { PostgresStore, type PostgresStoreOptions, postgresStore } from './store/postgres/postgres-store.js';
@@ -191,6 +195,7 @@ export type {
   StoredStateValue,
   TurnClaim,
 } from './store/session-store.js';
+export { backupSqlite, type SqliteBackup } from './store/sqlite/backup.js';
 export { SqliteStore, sqliteStore } from './store/sqlite/sqlite-store.js';
 export type {
   Allowance,
