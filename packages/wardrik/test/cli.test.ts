@@ -85,6 +85,14 @@ describe('wardrik CLI', () => {
     expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
   });
 
+  it('a command run in the served folder finds the server where it listens (no --url: the saved .wardrik/server-url)', async () => {
+    expect(readFileSync(join(directory, '.wardrik', 'server-url'), 'utf8').trim()).toBe(url);
+    const agents = await cli(['agents', '--json'], { cwd: directory, env: cleanEnv() });
+    expect(agents.stderr).toBe('');
+    expect(agents.code).toBe(0);
+    expect(JSON.parse(agents.stdout)).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'support' })]));
+  });
+
   let parkId = '';
   let runId = '';
 

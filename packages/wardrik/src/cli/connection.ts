@@ -6,7 +6,10 @@ import { type Command, type Parsed, stringOption } from './command.js';
 /** Where the CLI looks for the admin token `wardrik serve` saves, relative to the current directory. */
 export const ADMIN_TOKEN_FILE = join('.wardrik', 'admin-token');
 
-/** Where the CLI looks for the server when neither --url nor WARDRIK_URL says. */
+/** Where `wardrik serve` saves the URL it listens on, relative to the current directory. */
+export const SERVER_URL_FILE = join('.wardrik', 'server-url');
+
+/** Where the CLI looks for the server when neither --url, WARDRIK_URL nor a saved server URL says. */
 export const DEFAULT_URL = 'http://127.0.0.1:4000';
 
 /** The server the CLI talks to and the token it uses. */
@@ -19,11 +22,12 @@ export interface Connection {
 }
 
 /**
- * `--url`, else `WARDRIK_URL`, else http://127.0.0.1:4000; `--token`, else `WARDRIK_TOKEN`, else
- * the admin token in `./.wardrik/admin-token` if there is one.
+ * `--url`, else `WARDRIK_URL`, else the URL `wardrik serve` saved in `./.wardrik/server-url` (so a
+ * config's `server.port` is followed), else http://127.0.0.1:4000; `--token`, else
+ * `WARDRIK_TOKEN`, else the admin token in `./.wardrik/admin-token` if there is one.
  */
 export function resolveConnection(command: Command, parsed: Parsed, cwd = process.cwd()): Connection {
-  const rawUrl = stringOption(parsed, 'url') ?? process.env['WARDRIK_URL'] ?? DEFAULT_URL;
+  const rawUrl = stringOption(parsed, 'url') ?? process.env['WARDRIK_URL'] ?? savedUrl(cwd) ?? DEFAULT_URL;
   let url: URL;
   try {
     url = new URL(rawUrl);
@@ -44,4 +48,11 @@ export function resolveConnection(command: Command, parsed: Parsed, cwd = proces
     if (token) return { url: base, token, tokenSource: file };
   }
   return { url: base, token: undefined, tokenSource: 'none' };
+}
+
+/** The URL `wardrik serve` saved in this folder, if it did. */
+function savedUrl(cwd: string): string | undefined {
+  const file = join(cwd, SERVER_URL_FILE);
+  if (!existsSync(file)) return undefined;
+  return readFileSync(file, 'utf8').trim() || undefined;
 }

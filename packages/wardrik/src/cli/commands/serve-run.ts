@@ -114,6 +114,7 @@ export async function runServe(parsed: Parsed): Promise<number> {
     throw thrown;
   }
   const asJson = parsed.values['json'] === true;
+  saveServerUrl(config.stateDirectory, clientUrl(server.url));
   // Listening for SIGTERM before the banner: whoever waits for it may stop the server at once.
   const stopped = serveUntilStopped({
     wardrik,
@@ -233,6 +234,20 @@ interface Startup {
   readonly resumed: number;
   readonly needAttention: number;
   readonly configOption?: string;
+}
+
+/**
+ * Saves where this server listens in `<config dir>/.wardrik/server-url`, where the CLI run in that
+ * folder looks when neither `--url` nor `WARDRIK_URL` says (the config's `server.port`, or
+ * `--port`, is then found without repeating it).
+ */
+function saveServerUrl(stateDirectory: string, url: string): void {
+  try {
+    mkdirSync(stateDirectory, { recursive: true, mode: 0o700 });
+    writeFileSync(join(stateDirectory, 'server-url'), `${url}\n`);
+  } catch {
+    // A read-only folder: the CLI then needs --url, as before.
+  }
 }
 
 /** The URL clients reach a server at: one listening on every address is reached at localhost. */
