@@ -109,11 +109,36 @@ export function rows(tallies: readonly SuiteTally[]): Array<Record<string, strin
  * come from real models under the "important instructions" attack).
  */
 export const published: ReadonlyArray<Record<string, string>> = [
-  { defense: 'undefended GPT-4o', 'attack success': '~48%', utility: '', source: 'Debenedetti et al., AgentDojo, NeurIPS 2024 Datasets and Benchmarks (arXiv:2406.13352)' },
-  { defense: 'tool filtering (GPT-4o)', 'attack success': '~7%', utility: '', source: 'Debenedetti et al., AgentDojo (arXiv:2406.13352)' },
-  { defense: 'LlamaFirewall', 'attack success': '~1.75%', utility: '', source: 'Chennabasappa et al., LlamaFirewall (arXiv:2505.03574)' },
-  { defense: 'CaMeL', 'attack success': '~0%', utility: '~77%', source: 'Debenedetti et al., Defeating Prompt Injections by Design (arXiv:2503.18813)' },
-  { defense: 'Progent', 'attack success': '~0%', utility: 'most kept', source: 'Shi et al., Progent (arXiv:2504.11703)' },
+  {
+    defense: 'undefended GPT-4o',
+    'attack success': '~48%',
+    utility: '',
+    source: 'Debenedetti et al., AgentDojo, NeurIPS 2024 Datasets and Benchmarks (arXiv:2406.13352)',
+  },
+  {
+    defense: 'tool filtering (GPT-4o)',
+    'attack success': '~7%',
+    utility: '',
+    source: 'Debenedetti et al., AgentDojo (arXiv:2406.13352)',
+  },
+  {
+    defense: 'LlamaFirewall',
+    'attack success': '~1.75%',
+    utility: '',
+    source: 'Chennabasappa et al., LlamaFirewall (arXiv:2505.03574)',
+  },
+  {
+    defense: 'CaMeL',
+    'attack success': '~0%',
+    utility: '~77%',
+    source: 'Debenedetti et al., Defeating Prompt Injections by Design (arXiv:2503.18813)',
+  },
+  {
+    defense: 'Progent',
+    'attack success': '~0%',
+    utility: 'most kept',
+    source: 'Shi et al., Progent (arXiv:2504.11703)',
+  },
 ];
 
 export async function main(): Promise<void> {

@@ -67,8 +67,10 @@ export function deepDiff(a: unknown, b: unknown, exclude: readonly string[] = []
     }
     const shared = Math.min(left.length, right.length);
     for (let index = 0; index < shared; index++) walk(left[index], right[index], `${path}[${index}]`, false);
-    for (let index = shared; index < right.length; index++) report('iterable_item_added', `${path}[${index}]`, right[index]);
-    for (let index = shared; index < left.length; index++) report('iterable_item_removed', `${path}[${index}]`, left[index]);
+    for (let index = shared; index < right.length; index++)
+      report('iterable_item_added', `${path}[${index}]`, right[index]);
+    for (let index = shared; index < left.length; index++)
+      report('iterable_item_removed', `${path}[${index}]`, left[index]);
   };
 
   const walk = (left: unknown, right: unknown, path: string, isDict: boolean) => {
@@ -115,7 +117,8 @@ function listDiffByPairs(left: unknown[], right: unknown[]): ListChange[] {
   const changes: ListChange[] = [];
   const shared = Math.min(left.length, right.length);
   for (let index = 0; index < shared; index++) {
-    if (left[index] !== right[index]) changes.push(['values_changed', index, { new_value: right[index], old_value: left[index] }]);
+    if (left[index] !== right[index])
+      changes.push(['values_changed', index, { new_value: right[index], old_value: left[index] }]);
   }
   for (let index = shared; index < right.length; index++) changes.push(['iterable_item_added', index, right[index]]);
   for (let index = shared; index < left.length; index++) changes.push(['iterable_item_removed', index, left[index]]);
@@ -142,7 +145,10 @@ function listDiffByAlignment(left: unknown[], right: unknown[]): ListChange[] {
     if (i < left.length && j < right.length && left[i] === right[j]) {
       i++;
       j++;
-    } else if (j < right.length && (i === left.length || (lengths[i * cols + j + 1] as number) >= (lengths[(i + 1) * cols + j] as number))) {
+    } else if (
+      j < right.length &&
+      (i === left.length || (lengths[i * cols + j + 1] as number) >= (lengths[(i + 1) * cols + j] as number))
+    ) {
       changes.push(['iterable_item_added', j, right[j]]);
       j++;
     } else {

@@ -51,23 +51,28 @@ export function compareWithReference<Env>(suite: Suite<Env>, options: { cases?: 
   const ids = suite.userTasks.map((each) => each.id).sort();
   if (!same(ids, Object.keys(expected.userTasks).sort())) differences.push(`user task ids: ${ids.join(',')}`);
   const injectionIds = suite.injectionTasks.map((each) => each.id).sort();
-  if (!same(injectionIds, Object.keys(expected.injectionTasks).sort())) differences.push(`injection task ids: ${injectionIds.join(',')}`);
+  if (!same(injectionIds, Object.keys(expected.injectionTasks).sort()))
+    differences.push(`injection task ids: ${injectionIds.join(',')}`);
   let groundTruthsPassing = 0;
   for (const task of suite.userTasks) {
     const want = expected.userTasks[task.id];
     if (!want) continue;
     const calls = task.groundTruth(copyEnvironment(caseEnvironment(suite, task)));
-    if (!same(calls, want.groundTruth)) differences.push(`${task.id} ground truth: ${JSON.stringify(calls)} vs ${JSON.stringify(want.groundTruth)}`);
+    if (!same(calls, want.groundTruth))
+      differences.push(`${task.id} ground truth: ${JSON.stringify(calls)} vs ${JSON.stringify(want.groundTruth)}`);
     const candidates = injectionCandidates(suite, task);
-    if (!same(candidates.sort(), [...want.candidates].sort())) differences.push(`${task.id} injection vectors: ${candidates} vs ${want.candidates}`);
+    if (!same(candidates.sort(), [...want.candidates].sort()))
+      differences.push(`${task.id} injection vectors: ${candidates} vs ${want.candidates}`);
     const { utility } = replayCase(suite, task);
     if (utility) groundTruthsPassing += 1;
-    if (utility !== want.utility) differences.push(`${task.id} ground truth passes its check: ${utility} (Python: ${want.utility})`);
+    if (utility !== want.utility)
+      differences.push(`${task.id} ground truth passes its check: ${utility} (Python: ${want.utility})`);
   }
   for (const task of suite.injectionTasks) {
     const want = expected.injectionTasks[task.id];
     const calls = task.groundTruth(suite.environment(loadEnvironmentData(suite.name)));
-    if (!same(calls, want?.groundTruth)) differences.push(`${task.id} ground truth: ${JSON.stringify(calls)} vs ${JSON.stringify(want?.groundTruth)}`);
+    if (!same(calls, want?.groundTruth))
+      differences.push(`${task.id} ground truth: ${JSON.stringify(calls)} vs ${JSON.stringify(want?.groundTruth)}`);
   }
   let cases = 0;
   if (options.cases !== false) {
@@ -78,7 +83,9 @@ export function compareWithReference<Env>(suite: Suite<Env>, options: { cases?: 
         const got = replayCase(suite, task, attack);
         cases += 1;
         if (!want || got.utility !== want[0] || got.security !== want[1] || got.attacked !== want[2]) {
-          differences.push(`${key}: utility ${got.utility}, security ${got.security}, attacked ${got.attacked} (Python: ${want})`);
+          differences.push(
+            `${key}: utility ${got.utility}, security ${got.security}, attacked ${got.attacked} (Python: ${want})`,
+          );
         }
       }
     }

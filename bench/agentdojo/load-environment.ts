@@ -25,10 +25,14 @@ function readYaml(path: string): unknown {
   return YAML.parse(readFileSync(path, 'utf8'), { ...YAML_VERSION, customTags: [includeTag(dirname(path))] });
 }
 
-/** The environment text with every string double-quoted, as AgentDojo's `read_suite_file` dumps it. */
+const texts = new Map<string, string>();
+
+/** The environment text with every string double-quoted, as AgentDojo's `read_suite_file` dumps it (cached, as there). */
 export function environmentText(suite: string): string {
+  const cached = texts.get(suite);
+  if (cached !== undefined) return cached;
   const data = readYaml(join(DATA_DIR, suite, 'environment.yaml'));
-  return YAML.stringify(data, {
+  const text = YAML.stringify(data, {
     ...YAML_VERSION,
     defaultStringType: 'QUOTE_DOUBLE',
     defaultKeyType: 'QUOTE_DOUBLE',
@@ -37,6 +41,8 @@ export function environmentText(suite: string): string {
     // PyYAML's dump sorts mapping keys: dict order after loading follows it.
     sortMapEntries: true,
   });
+  texts.set(suite, text);
+  return text;
 }
 
 /** Each injection vector's default text, as injection_vectors.yaml gives it. */

@@ -128,7 +128,8 @@ export function resultText(value: unknown, kind: 'model' | 'plain' = 'plain'): s
 
 function pythonRepr(value: unknown): string {
   if (value === null || value === undefined) return 'None';
-  if (typeof value === 'string') return `'${value.replaceAll('\\', '\\\\').replaceAll("'", "\\'").replaceAll('\n', '\\n')}'`;
+  if (typeof value === 'string')
+    return `'${value.replaceAll('\\', '\\\\').replaceAll("'", "\\'").replaceAll('\n', '\\n')}'`;
   if (typeof value === 'number') return String(value);
   if (typeof value === 'boolean') return value ? 'True' : 'False';
   if (Array.isArray(value)) return `[${value.map(pythonRepr).join(', ')}]`;

@@ -45,6 +45,12 @@ export function replayCase<Env>(suite: Suite<Env>, task: UserTask<Env>, attack?:
 }
 
 /** The final answer: the task's expected output, and the attacker's when the model was taken over. */
-export function finalOutput<Env>(task: UserTask<Env>, attack: InjectionTask<Env> | undefined, attacked: boolean): string {
-  return attacked && attack?.groundTruthOutput ? `${task.groundTruthOutput}\n${attack.groundTruthOutput}` : task.groundTruthOutput;
+export function finalOutput<Env>(
+  task: UserTask<Env>,
+  attack: InjectionTask<Env> | undefined,
+  attacked: boolean,
+): string {
+  return attacked && attack?.groundTruthOutput
+    ? `${task.groundTruthOutput}\n${attack.groundTruthOutput}`
+    : task.groundTruthOutput;
 }

@@ -4,6 +4,8 @@ import { slackSuite } from './suites/slack/suite.ts';
 import { workspaceSuite } from './suites/workspace/suite.ts';
 import type { Suite } from './task-types.ts';
 
-export const suites: ReadonlyArray<Suite<never>> = [workspaceSuite, bankingSuite, slackSuite] as unknown as ReadonlyArray<
-  Suite<never>
->;
+export const suites: ReadonlyArray<Suite<never>> = [
+  workspaceSuite,
+  bankingSuite,
+  slackSuite,
+] as unknown as ReadonlyArray<Suite<never>>;

@@ -80,7 +80,10 @@ function wardrikTool<Env>(fn: SuiteFunction<Env>, current: () => Current<Env>): 
     annotations: { ...fn.annotations, ...(fn.outside ? { labels: [OUTSIDE] } : {}) },
     run: (args) => {
       const now = current();
-      const planned = now.last ?? { call: { function: fn.name, args: args as Record<string, unknown> }, origin: 'user' };
+      const planned = now.last ?? {
+        call: { function: fn.name, args: args as Record<string, unknown> },
+        origin: 'user',
+      };
       now.executed.push({
         call: { function: fn.name, args: args as Record<string, unknown> },
         origin: planned.origin,
@@ -100,7 +103,8 @@ function scriptedModel<Env>(current: () => Current<Env>): ScriptedModel {
     const now = current();
     if (now.attack && !now.attacked) {
       const read = lastToolResults(request).some(
-        (message) => !message.isError && typeof message.content === 'string' && message.content.includes(INJECTION_MARKER),
+        (message) =>
+          !message.isError && typeof message.content === 'string' && message.content.includes(INJECTION_MARKER),
       );
       if (read) {
         now.attacked = true;
@@ -153,7 +157,9 @@ export class AgentDojoRunner<Env> {
       ...(attack ? { attack } : {}),
       env,
       plan: asked.map((each) => ({ call: each, origin: 'user' as const })),
-      attackPlan: attack ? attack.groundTruth(copyEnvironment(pre)).map((each) => ({ call: each, origin: 'attacker' as const })) : [],
+      attackPlan: attack
+        ? attack.groundTruth(copyEnvironment(pre)).map((each) => ({ call: each, origin: 'attacker' as const }))
+        : [],
       attacked: false,
       executed: [],
     };

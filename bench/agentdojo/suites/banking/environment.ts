@@ -95,7 +95,13 @@ export const bankingFunctions: ReadonlyArray<SuiteFunction<BankingEnvironment>> 
   {
     name: 'schedule_transaction',
     description: 'Schedule a transaction.',
-    schema: object({ recipient: string, amount: number, subject: string, date: string, recurring: { type: 'boolean' } }),
+    schema: object({
+      recipient: string,
+      amount: number,
+      subject: string,
+      date: string,
+      recurring: { type: 'boolean' },
+    }),
     annotations: { openWorld: true },
     outside: false,
     run: (env, { recipient, amount, subject, date, recurring }) => {
@@ -206,7 +212,12 @@ export const bankingFunctions: ReadonlyArray<SuiteFunction<BankingEnvironment>> 
     name: 'update_user_info',
     description: 'Update the user information.',
     schema: object(
-      { first_name: optional('string'), last_name: optional('string'), street: optional('string'), city: optional('string') },
+      {
+        first_name: optional('string'),
+        last_name: optional('string'),
+        street: optional('string'),
+        city: optional('string'),
+      },
       [],
     ),
     annotations: { idempotent: true },

@@ -62,7 +62,9 @@ export function eventsOn(cal: Calendar, day: string): CalendarEvent[] {
 export function searchEvents(cal: Calendar, query: string, day?: string | null): CalendarEvent[] {
   const pool = day === undefined || day === null ? Object.values(cal.events) : eventsOn(cal, day);
   const needle = query.toLowerCase();
-  return pool.filter((each) => each.title.toLowerCase().includes(needle) || each.description.toLowerCase().includes(needle));
+  return pool.filter(
+    (each) => each.title.toLowerCase().includes(needle) || each.description.toLowerCase().includes(needle),
+  );
 }
 
 /** Python's `list(set(participants))` keeps no order; here the first of each, in order. */
@@ -161,7 +163,9 @@ export function calendarFunctions<Env>(
         const event = cal.events[String(event_id)];
         if (!event) throw new Error(`Event with ID '${event_id}' not found.`);
         event.status = 'canceled';
-        sendEmail(inboxOf(env), event.participants, `Canceled: '${event.title}'`, 'The event has been canceled.', [event]);
+        sendEmail(inboxOf(env), event.participants, `Canceled: '${event.title}'`, 'The event has been canceled.', [
+          event,
+        ]);
         return `Event with ID ${event_id} has been canceled and participants have been notified.`;
       },
     },

@@ -44,17 +44,26 @@ function email(data: Partial<Email> & Record<string, unknown>): Email {
     status: data.status ?? 'sent',
     read: data.read ?? false,
     timestamp: data.timestamp === undefined ? now() : toDateTime(data.timestamp),
-    attachments: (data.attachments ?? []).map((each) => (typeof each === 'string' ? each : calendarEvent(each))),
+    attachments: (data.attachments ?? []).map((each) =>
+      typeof each === 'string' ? each : calendarEvent(each as unknown as Record<string, unknown>),
+    ),
   };
 }
 
 /** `Inbox.model_validate(data)`: emails by id (the same objects as initial_emails) and the contact list. */
 export function inbox(raw: unknown): Inbox {
-  const data = raw as { account_email: string; initial_emails: Array<Record<string, unknown>>; contact_list?: EmailContact[] };
+  const data = raw as {
+    account_email: string;
+    initial_emails: Array<Record<string, unknown>>;
+    contact_list?: EmailContact[];
+  };
   const initial = data.initial_emails.map((each) => email(each));
   const ids = initial.map((each) => each.id_);
   if (new Set(ids).size !== ids.length) throw new Error('Email IDs must be unique.');
-  const contacts: EmailContact[] = (data.contact_list ?? []).map(({ email: address, name }) => ({ email: address, name }));
+  const contacts: EmailContact[] = (data.contact_list ?? []).map(({ email: address, name }) => ({
+    email: address,
+    name,
+  }));
   const seen = new Set<string>();
   for (const each of initial) {
     for (const address of [...each.recipients, each.sender, ...each.cc, ...each.bcc]) {
@@ -77,7 +86,9 @@ export function inbox(raw: unknown): Inbox {
 
 /** Python's `str.title()`: each run of letters starts upper case, the rest lower. */
 function titleCase(text: string): string {
-  return text.toLowerCase().replace(/(^|[^a-zA-Z])([a-z])/g, (_match, before: string, letter: string) => before + letter.toUpperCase());
+  return text
+    .toLowerCase()
+    .replace(/(^|[^a-zA-Z])([a-z])/g, (_match, before: string, letter: string) => before + letter.toUpperCase());
 }
 
 export function nextEmailId(box: Inbox): string {
@@ -125,14 +136,16 @@ export function getUnread(box: Inbox): Email[] {
   return unread;
 }
 
-const byStatus = (box: Inbox, status: Email['status']) => Object.values(box.emails).filter((each) => each.status === status);
+const byStatus = (box: Inbox, status: Email['status']) =>
+  Object.values(box.emails).filter((each) => each.status === status);
 
 /** The email functions, in the order a suite lists them. */
 export function emailFunctions<Env>(inboxOf: (env: Env) => Inbox): Record<string, SuiteFunction<Env>> {
   return {
     send_email: {
       name: 'send_email',
-      description: 'Sends an email with the given `body` to the given `address`. Returns a dictionary with the email details.',
+      description:
+        'Sends an email with the given `body` to the given `address`. Returns a dictionary with the email details.',
       schema: object(
         {
           recipients: strings,
@@ -152,13 +165,15 @@ export function emailFunctions<Env>(inboxOf: (env: Env) => Inbox): Record<string
         if (attachments !== undefined && attachments !== null) {
           parsed = [];
           for (const attachment of attachments as Array<Record<string, unknown>>) {
-            if (typeof attachment !== 'object' || attachment === null) throw new Error('Attachments must be dictionaries.');
+            if (typeof attachment !== 'object' || attachment === null)
+              throw new Error('Attachments must be dictionaries.');
             if (!('type' in attachment)) throw new Error("Attachment must have a 'type' field.");
             if (attachment['type'] === 'file' || 'file_id' in attachment) {
               if (!('file_id' in attachment)) throw new Error("Attachment of type 'file' must have a 'file_id' field.");
               parsed.push(String(attachment['file_id']));
             } else {
-              if (!('event_details' in attachment)) throw new Error("Attachment of type 'event' must have an 'event_details' field.");
+              if (!('event_details' in attachment))
+                throw new Error("Attachment of type 'event' must have an 'event_details' field.");
               parsed.push(calendarEvent(attachment['event_details'] as Record<string, unknown>));
             }
           }
@@ -241,7 +256,8 @@ export function emailFunctions<Env>(inboxOf: (env: Env) => Inbox): Record<string
     },
     search_contacts_by_name: {
       name: 'search_contacts_by_name',
-      description: "Finds contacts in the inbox's contact list by name. It returns a list of contacts that match the given name.",
+      description:
+        "Finds contacts in the inbox's contact list by name. It returns a list of contacts that match the given name.",
       schema: object({ query: string }),
       annotations: { readOnly: true },
       // Names are made from the addresses of whoever wrote in.
@@ -255,7 +271,8 @@ export function emailFunctions<Env>(inboxOf: (env: Env) => Inbox): Record<string
     },
     search_contacts_by_email: {
       name: 'search_contacts_by_email',
-      description: "Finds contacts in the inbox's contact list by email. It returns a list of contacts that match the given email.",
+      description:
+        "Finds contacts in the inbox's contact list by email. It returns a list of contacts that match the given email.",
       schema: object({ query: string }),
       annotations: { readOnly: true },
       outside: true,

@@ -71,7 +71,8 @@ export const slackFunctions: ReadonlyArray<SuiteFunction<SlackEnvironment>> = [
     outside: false,
     run: (env, { user, channel }) => {
       if (!env.slack.users.includes(String(user))) throw new Error(`User ${user} not found in the users list`);
-      if (!env.slack.channels.includes(String(channel))) throw new Error(`Channel ${channel} not found in the channels list`);
+      if (!env.slack.channels.includes(String(channel)))
+        throw new Error(`Channel ${channel} not found in the channels list`);
       const list = env.slack.user_channels[String(user)];
       if (!list) throw new Error(`KeyError: '${user}'`);
       list.push(String(channel));
@@ -136,7 +137,8 @@ export const slackFunctions: ReadonlyArray<SuiteFunction<SlackEnvironment>> = [
     // User names are chosen by the users.
     outside: true,
     run: (env, { channel }) => {
-      if (!env.slack.channels.includes(String(channel))) throw new Error(`Channel ${channel} not found in the channels list`);
+      if (!env.slack.channels.includes(String(channel)))
+        throw new Error(`Channel ${channel} not found in the channels list`);
       return Object.entries(env.slack.user_channels)
         .filter(([, channels]) => channels.includes(String(channel)))
         .map(([user]) => user);

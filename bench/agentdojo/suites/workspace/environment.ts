@@ -3,7 +3,7 @@ import { deepDiff } from '../../deep-diff.ts';
 import type { SuiteFunction } from '../../task-types.ts';
 import { type Calendar, calendar, calendarFunctions } from '../shared/calendar.ts';
 import { type CloudDrive, cloudDrive, driveFunctions } from '../shared/drive.ts';
-import { type Inbox, emailFunctions, inbox } from '../shared/email.ts';
+import { emailFunctions, type Inbox, inbox } from '../shared/email.ts';
 
 export interface WorkspaceEnvironment {
   inbox: Inbox;
@@ -14,7 +14,11 @@ export interface WorkspaceEnvironment {
 /** `WorkspaceEnvironment.model_validate(data)`. */
 export function workspaceEnvironment(raw: unknown): WorkspaceEnvironment {
   const data = raw as Record<string, unknown>;
-  return { inbox: inbox(data['inbox']), calendar: calendar(data['calendar']), cloud_drive: cloudDrive(data['cloud_drive']) };
+  return {
+    inbox: inbox(data['inbox']),
+    calendar: calendar(data['calendar']),
+    cloud_drive: cloudDrive(data['cloud_drive']),
+  };
 }
 
 /** `WorkspaceDeepDiff` (and the travel suite's, the same list of paths left out). */
