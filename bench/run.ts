@@ -16,6 +16,7 @@ const benches: Record<string, () => Promise<{ main: () => Promise<unknown> }>> =
   telemetry: () => import('./telemetry.ts'),
   responsiveness: () => import('./responsiveness.ts'),
   retention: () => import('./retention.ts'),
+  agentdojo: () => import('./agentdojo.ts'),
 };
 
 const filter = process.argv[2];
