@@ -170,6 +170,7 @@ interface Probe {
   readonly httpGet: { readonly path: string; readonly port: number | string };
 }
 interface Container {
+  readonly command: string[];
   readonly args: string[];
   readonly ports?: Array<{ readonly name: string; readonly containerPort: number }>;
   readonly env: Array<{
@@ -316,6 +317,28 @@ describe('the guide and its files', () => {
     expect(readme.includes('](docs/deploy.md)'), 'the README links docs/deploy.md').toBe(true);
   });
 
+  it('quotes what the code says, and what it reads of a request is so', () => {
+    const source = (path: string) => readFileSync(join(repoRoot, 'packages/wardrik/src', path), 'utf8');
+    for (const detail of [
+      'starting: migrating the store and recovering runs',
+      'stopping: this node drains its runs and takes no new work',
+    ]) {
+      expect(guide.replaceAll('\n', ' ')).toContain(detail);
+      expect(source('server/probe-routes.ts')).toContain(detail);
+    }
+    // The guide's `migrating … failed at version N (name): …`, as the code writes it.
+    expect(source('store/postgres/migrations.ts')).toMatch(
+      /failed at version \$\{next\.version\} \(\$\{next\.name\}\): /,
+    );
+    // "Wardrik reads no X-Forwarded-For, X-Forwarded-Proto, X-Forwarded-Host, Forwarded or X-Real-IP header".
+    const reads = spawnSync('grep', ['-rliE', `x-forwarded|x-real-ip|remoteaddress|conninfo|['"]forwarded['"]`, '.'], {
+      cwd: join(repoRoot, 'packages/wardrik/src'),
+      encoding: 'utf8',
+    });
+    expect(reads.stdout).toBe('');
+    expect(reads.status).toBe(1); // grep found nothing (2 would be an error)
+  });
+
   it('links only to files that exist', () => {
     for (const [, target] of guide.matchAll(/\]\(((?:\.\.\/|deploy\/)[^)#]+)(?:#[^)]*)?\)/g)) {
       expect(existsSync(join(repoRoot, 'docs', target as string)), target).toBe(true);
@@ -399,6 +422,10 @@ describe('the guide and its files', () => {
     expect(pod.terminationGracePeriodSeconds * 1000).toBeGreaterThan(drainMs + TELEMETRY_FLUSH_MS);
     // Migrated before the node starts.
     expect(pod.initContainers[0]?.args).toEqual(['migrate']);
+    // The bin itself (not npx or npm start, which stand between SIGTERM and the node).
+    for (const each of [...pod.initContainers, ...pod.containers]) {
+      expect(each.command).toEqual(['/app/node_modules/.bin/wardrik']);
+    }
     // Every secret a container reads is in the Secret.
     for (const each of [...pod.initContainers, ...pod.containers]) {
       for (const variable of each.env) {
