@@ -17,7 +17,7 @@ import {
   UnsupportedModelVersionError,
 } from 'ai';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type AiSdkLanguageModel, aiSdkModel, type Model, type Wardrik } from '../src/index.js';
+import { aiSdkModel, type Model, type Wardrik } from '../src/index.js';
 import { toModelError } from '../src/model/model-errors.js';
 import { supportAgent } from './ai-sdk/orders.js';
 import type { Behaviour, ProviderHarness } from './ai-sdk/providers.js';
@@ -157,16 +157,6 @@ describe.each(PROVIDERS)('$name', (provider: ProviderHarness) => {
 });
 
 describe('setup errors fail the run at once', () => {
-  it('an unsupported model version', async () => {
-    const legacy = { specificationVersion: 'v1', provider: 'legacy.chat', modelId: 'old-model' };
-    const runtime = await openRuntime(aiSdkModel(legacy as unknown as AiSdkLanguageModel, { log: () => {} }));
-
-    const result = await runtime.run('support', 'Hi');
-
-    expect(result.status).toBe('failed');
-    expect(result.error).toMatch(/^the model failed: legacy:old-model: Unsupported model version v1 /);
-  });
-
   it('a missing API key, before any request is sent', async () => {
     server = await PROVIDERS[0]?.serve(() => ANSWER);
     vi.stubEnv('OPENAI_API_KEY', undefined);

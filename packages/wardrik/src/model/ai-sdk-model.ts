@@ -1,13 +1,13 @@
-import { type LanguageModel, type LanguageModelUsage, streamText } from 'ai';
+import { type LanguageModelUsage, streamText } from 'ai';
 import { ModelError } from '../errors.js';
 import { toModelMessages, toToolSet } from './ai-sdk-prompt.js';
+import { type AiSdkLanguageModel, checkedLanguageModel } from './ai-sdk-version.js';
 import { CallDeadline, type ModelCallLimits, type ModelTimeout } from './call-deadline.js';
 import type { GenerateOptions, Model, ModelRequest, ModelResponse, RequestedToolCall, Usage } from './model.js';
 import { DEFAULT_MAX_RETRY_AFTER_MS, toModelError } from './model-errors.js';
 import { defaultPrices, mergePrices, type PriceTable, usdFor } from './prices.js';
 
-/** An AI SDK language model object (specification v2 or v3), as providers such as `@ai-sdk/openai` make. */
-export type AiSdkLanguageModel = Exclude<LanguageModel, string>;
+export type { AiSdkLanguageModel } from './ai-sdk-version.js';
 
 /**
  * Default longest wait for the next part of an answer (the first one included): 5 minutes. A
@@ -59,6 +59,11 @@ export interface AiSdkModelOptions {
  * the AI SDK prompt, text streams to `onTextDelta` as it arrives, and the answer comes back with
  * its tool calls, token usage and — when the price table knows the model — its cost as `usd`.
  *
+ * Wardrik runs on AI SDK 7, which takes provider models of specification v4 (AI SDK 7 providers:
+ * `@ai-sdk/openai` 4.x, `@ai-sdk/anthropic` 4.x, …), v3 (AI SDK 6 providers, 3.x) and v2 (AI SDK 5
+ * providers, 2.x). Anything else — a string, an object that is not a model, a model of another
+ * specification (v1 from an AI SDK 4 provider) — is a `TypeError` here, naming the fix.
+ *
  * The AI SDK does not retry (`maxRetries: 0`): Wardrik's run loop does, with backoff. Retryable
  * `ModelError`s: rate limits (429, with the provider's `Retry-After`), 408/409, 5xx answers,
  * network errors (before or in the middle of an answer), a malformed chunk, a stream that ends
@@ -97,7 +102,8 @@ class AiSdkModel implements Model {
   readonly #limits: ModelCallLimits;
   #toldNoPrice = false;
 
-  constructor(model: AiSdkLanguageModel, options: AiSdkModelOptions) {
+  constructor(given: AiSdkLanguageModel, options: AiSdkModelOptions) {
+    const model = checkedLanguageModel(given);
     this.#model = model;
     this.#options = options;
     this.#prices = options.prices ? mergePrices(defaultPrices, options.prices) : defaultPrices;
@@ -137,17 +143,17 @@ class AiSdkModel implements Model {
     const step: StreamedStep = { text: '', toolCalls: [], usage: undefined, truncated: false, finished: false };
     const result = streamText({
       model: this.#model,
-      ...(request.instructions === '' ? {} : { system: request.instructions }),
+      ...(request.instructions === '' ? {} : { instructions: request.instructions }),
       messages: toModelMessages(request.messages),
       tools: toToolSet(request.tools),
       maxRetries: 0,
       abortSignal: deadline.signal,
-      includeRawChunks: true, // every event on the wire (keep-alive pings too) is a sign of life
+      include: { rawChunks: true }, // every event on the wire (keep-alive pings too) is a sign of life
       ...(this.#options.maxOutputTokens === undefined ? {} : { maxOutputTokens: this.#options.maxOutputTokens }),
       ...(this.#options.temperature === undefined ? {} : { temperature: this.#options.temperature }),
       onError: () => {}, // errors arrive as stream parts, below
     });
-    for await (const part of result.fullStream) {
+    for await (const part of result.stream) {
       deadline.touch();
       if (part.type === 'text-delta') {
         step.text += part.text;
@@ -170,16 +176,21 @@ class AiSdkModel implements Model {
   }
 
   /**
-   * A step is an answer only if the provider said why it stopped. Every provider adapter reports a
-   * stream that ended without its finish (no finish reason, no `[DONE]`, no `message_stop`, no
-   * `response.completed`) as `other` with no raw reason, or reports no finish at all; `other` with
-   * a raw reason is a finish the AI SDK does not name, and is one.
+   * A step is an answer only if the provider said why it stopped. A stream that ended without its
+   * finish (no finish reason, no `[DONE]`, no `message_stop`, no `response.completed`) is reported
+   * as `interrupted` by AI SDK 7 providers (specification v4), as `other` with no raw reason by
+   * older ones (v3, and v2 through the AI SDK's conversion), or with no finish at all; `other`
+   * with a raw reason is a finish the AI SDK does not name, and is one.
    */
   #checkFinish(finishReason: string | undefined, rawFinishReason: string | undefined): void {
     if (finishReason === 'error') {
       throw new ModelError(`${this.id}: the provider ended the answer with an error`, { retryable: true });
     }
-    if (finishReason === undefined || (finishReason === 'other' && rawFinishReason === undefined)) {
+    if (
+      finishReason === undefined ||
+      finishReason === 'interrupted' ||
+      (finishReason === 'other' && rawFinishReason === undefined)
+    ) {
       throw new ModelError(
         `${this.id}: the answer ended without a finish reason (the stream was cut short), so it may be incomplete`,
         { retryable: true },
@@ -229,7 +240,7 @@ function checkTimeout(name: string, value: number | undefined, byDefault: number
 function convertUsage(usage: LanguageModelUsage | undefined): { wardrikUsage: Usage; reported: boolean } {
   const inputTokens = usage?.inputTokens;
   const outputTokens = usage?.outputTokens;
-  const cached = usage?.inputTokenDetails?.cacheReadTokens ?? usage?.cachedInputTokens;
+  const cached = usage?.inputTokenDetails?.cacheReadTokens;
   const written = usage?.inputTokenDetails?.cacheWriteTokens;
   const wardrikUsage: Usage = {
     inputTokens: inputTokens ?? 0,

@@ -1,11 +1,16 @@
 /**
- * The four provider paths behind one interface, for tests that must hold on each: OpenAI Chat
+ * The provider paths behind one interface, for tests that must hold on each: OpenAI Chat
  * Completions (`openai:`), OpenAI Responses, Anthropic Messages (`anthropic:`) and any
- * chat-completions server (`openai-compatible:`). Each speaks through its real `@ai-sdk/*`
- * provider to its own fake server; a test says what the server does per request with a
- * provider-neutral {@link Behaviour}, and each harness turns it into its fake's wire format.
+ * chat-completions server (`openai-compatible:`), through today's AI SDK 7 providers
+ * (specification v4); and OpenAI's two wire formats again through the providers of AI SDK 6
+ * (`@ai-sdk/openai` 3.x, specification v3) and AI SDK 5 (2.x, specification v2), which
+ * `aiSdkModel` also takes. Each speaks through its real `@ai-sdk/*` provider to its own fake
+ * server; a test says what the server does per request with a provider-neutral
+ * {@link Behaviour}, and each harness turns it into its fake's wire format.
  */
 import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAI as createOpenAIv2 } from 'ai-sdk-openai-v2';
+import { createOpenAI as createOpenAIv3 } from 'ai-sdk-openai-v3';
 import { type AiSdkModelOptions, aiSdkModel, type Model, modelFromString } from '../../src/index.js';
 import { startFakeAnthropic } from './fake-anthropic.js';
 import { startFakeOpenAI } from './fake-openai.js';
@@ -70,29 +75,50 @@ const openaiCompatible = chatCompletions('openai-compatible', (server, options) 
   modelFromString(`openai-compatible:test-model@${server.url}`, {}, { ...quiet, ...options }),
 );
 
-const openaiResponses: ProviderHarness = {
-  name: 'openai responses',
-  model: (server, options) =>
-    aiSdkModel(createOpenAI({ apiKey: 'sk-test', baseURL: server.url }).responses('test-model'), {
-      ...quiet,
-      ...options,
-    }),
-  serve: (behaviour) => {
-    const malformed = {
-      json: '{"type":"response.output_text.delta","item_id":"msg_test","delta":"x',
-      shape: '{"type":42,"delta":"x"}',
+/** OpenAI's Responses API, through the provider `model` makes for the fake's URL. */
+function responses(name: string, model: ProviderHarness['model']): ProviderHarness {
+  return {
+    name,
+    model,
+    serve: (behaviour) => serveResponses(behaviour),
+  };
+}
+
+function serveResponses(behaviour: (index: number) => Behaviour): Promise<RecordingServer<unknown>> {
+  const malformed = {
+    json: '{"type":"response.output_text.delta","item_id":"msg_test","delta":"x',
+    shape: '{"type":42,"delta":"x"}',
+  };
+  return startFakeOpenAIResponses((request) => {
+    const each = behaviour(request.index);
+    if (each.kind === 'stall-after-headers') return { stallAfterHeaders: true };
+    if (each.kind === 'answer') return { stream: { text: each.text } };
+    if (each.kind === 'malformed') return { stream: { text: each.text, malformed: malformed[each.form] } };
+    return {
+      stream: { text: each.text, cut: each.cut, ...(each.beforeCut ? { beforeFinish: each.beforeCut } : {}) },
     };
-    return startFakeOpenAIResponses((request) => {
-      const each = behaviour(request.index);
-      if (each.kind === 'stall-after-headers') return { stallAfterHeaders: true };
-      if (each.kind === 'answer') return { stream: { text: each.text } };
-      if (each.kind === 'malformed') return { stream: { text: each.text, malformed: malformed[each.form] } };
-      return {
-        stream: { text: each.text, cut: each.cut, ...(each.beforeCut ? { beforeFinish: each.beforeCut } : {}) },
-      };
-    });
-  },
-};
+  });
+}
+
+const openaiResponses = responses('openai responses', (server, options) =>
+  aiSdkModel(createOpenAI({ apiKey: 'sk-test', baseURL: server.url }).responses('test-model'), {
+    ...quiet,
+    ...options,
+  }),
+);
+
+/** The same wire formats through the providers of AI SDK 6 (specification v3) and AI SDK 5 (v2). */
+const olderSpecifications: ProviderHarness[] = [
+  { version: 'v3', createOpenAI: createOpenAIv3, pkg: '@ai-sdk/openai 3.x' },
+  { version: 'v2', createOpenAI: createOpenAIv2, pkg: '@ai-sdk/openai 2.x' },
+].flatMap(({ version, createOpenAI: create, pkg }) => [
+  chatCompletions(`openai chat completions, ${pkg} (specification ${version})`, (server, options) =>
+    aiSdkModel(create({ apiKey: 'sk-test', baseURL: server.url }).chat('test-model'), { ...quiet, ...options }),
+  ),
+  responses(`openai responses, ${pkg} (specification ${version})`, (server, options) =>
+    aiSdkModel(create({ apiKey: 'sk-test', baseURL: server.url }).responses('test-model'), { ...quiet, ...options }),
+  ),
+]);
 
 const anthropic: ProviderHarness = {
   name: 'anthropic',
@@ -120,5 +146,8 @@ const anthropic: ProviderHarness = {
   },
 };
 
-/** Every provider path Wardrik supports. */
-export const PROVIDERS: readonly ProviderHarness[] = [openaiChat, openaiResponses, anthropic, openaiCompatible];
+/** Every provider path Wardrik supports, through today's providers (specification v4). */
+export const CURRENT_PROVIDERS: readonly ProviderHarness[] = [openaiChat, openaiResponses, anthropic, openaiCompatible];
+
+/** Every provider path, then OpenAI's two through the providers of specification v3 and v2. */
+export const PROVIDERS: readonly ProviderHarness[] = [...CURRENT_PROVIDERS, ...olderSpecifications];
