@@ -11,6 +11,8 @@ export default defineConfig({
   ssr: { resolve: { conditions: ssrConditions, externalConditions: ['@wardrik/source'] } },
   test: {
     include: ['packages/*/test/**/*.test.ts'],
+    // A PostgreSQL of the tests' own unless WARDRIK_TEST_DATABASE_URL names one.
+    globalSetup: ['packages/wardrik/test/postgres-global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

@@ -21,10 +21,20 @@ export interface StoreFactory {
 }
 
 /**
- * The PostgreSQL the tests use: 127.0.0.1:5432, database test, user postgres, trust auth (`.ci/run`
- * starts it). WARDRIK_TEST_DATABASE_URL points them elsewhere.
+ * The PostgreSQL the tests use: WARDRIK_TEST_DATABASE_URL, which `.ci/run` sets to the machine's
+ * (127.0.0.1:5432, database test, user postgres, trust auth) and which, when it is not set, the
+ * global setup (postgres-global-setup.ts) sets to a PostgreSQL it starts for the test run.
  */
-export const TEST_DATABASE_URL = process.env['WARDRIK_TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+export const TEST_DATABASE_URL = testDatabaseUrl();
+
+function testDatabaseUrl(): string {
+  const url = process.env['WARDRIK_TEST_DATABASE_URL'];
+  if (url) return url;
+  throw new Error(
+    'WARDRIK_TEST_DATABASE_URL is not set: run the tests with vitest from the repository root (its global setup starts a ' +
+      'PostgreSQL for them), or set it, e.g. to postgres://postgres@127.0.0.1:5432/test',
+  );
+}
 
 /** A fresh schema name, so that every test store (and test file) has tables of its own. */
 export function testSchemaName(): string {
