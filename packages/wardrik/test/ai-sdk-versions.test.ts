@@ -121,14 +121,14 @@ describe('a model aiSdkModel cannot take is refused when the model is made', () 
         'wardrik: the model given to aiSdkModel (provider "legacy.chat", model "old-model") implements AI SDK specification "v1", which Wardrik cannot use: ' +
           'Wardrik runs on AI SDK 7, which takes provider models of specification v4 (AI SDK 7 providers, e.g. @ai-sdk/openai 4.x), ' +
           'v3 (AI SDK 6 providers, @ai-sdk/openai 3.x) or v2 (AI SDK 5 providers, @ai-sdk/openai 2.x). ' +
-          "Update the provider package that made the model to a version made for AI SDK 5 or later (for one of the AI SDK's own providers: npm install @ai-sdk/legacy@4).",
+          "Update the provider package that made the model to a version made for AI SDK 5, 6 or 7 (for one of the AI SDK's own providers: npm install @ai-sdk/legacy@latest).",
       ),
     );
   });
 
   it('one of a newer specification: the provider version made for AI SDK 7, or a newer Wardrik', () => {
     expect(() => aiSdkModel(modelOf('v5'))).toThrow(
-      /^wardrik: the model given to aiSdkModel .* implements AI SDK specification "v5", which Wardrik cannot use: Wardrik runs on AI SDK 7.*Install the version of the provider package made for AI SDK 7 .*npm install @ai-sdk\/legacy@4\), or a Wardrik release built on a newer AI SDK\.$/,
+      /^wardrik: the model given to aiSdkModel .* implements AI SDK specification "v5", which Wardrik cannot use: Wardrik runs on AI SDK 7.*Install the version of the provider package made for AI SDK 7, the one that depends on @ai-sdk\/provider 4\.x \(e\.g\. @ai-sdk\/openai 4\.x, @ai-sdk\/openai-compatible 3\.x\), or a Wardrik release built on a newer AI SDK\.$/,
     );
   });
 

@@ -60,12 +60,16 @@ export function checkedLanguageModel(model: unknown): AiSdkLanguageModel {
 }
 
 function fix(version: unknown, provider: unknown): string {
-  const name = typeof provider === 'string' ? provider.split('.')[0] : undefined;
   const newer = typeof version === 'string' && /^v\d+$/.test(version) && Number(version.slice(1)) > 4;
-  const example = name ? ` (for one of the AI SDK's own providers: npm install @ai-sdk/${name}@4)` : '';
-  return newer
-    ? `Install the version of the provider package made for AI SDK 7${example}, or a Wardrik release built on a newer AI SDK.`
-    : `Update the provider package that made the model to a version made for AI SDK 5 or later${example}.`;
+  if (newer) {
+    return (
+      'Install the version of the provider package made for AI SDK 7, the one that depends on @ai-sdk/provider 4.x ' +
+      '(e.g. @ai-sdk/openai 4.x, @ai-sdk/openai-compatible 3.x), or a Wardrik release built on a newer AI SDK.'
+    );
+  }
+  const name = typeof provider === 'string' ? provider.split('.')[0] : undefined;
+  const example = name ? ` (for one of the AI SDK's own providers: npm install @ai-sdk/${name}@latest)` : '';
+  return `Update the provider package that made the model to a version made for AI SDK 5, 6 or 7${example}.`;
 }
 
 function describe(value: unknown): string {
