@@ -14,7 +14,8 @@
  * Why not tsx's `tsImport`: it loads the config in a namespace of its own, and with it a second
  * copy of every package the config imports ('wardrik' included) beside the copies the CLI runs.
  */
-import type { InitializeHook, LoadHook, ResolveHook } from 'node:module';
+import { readFile } from 'node:fs/promises';
+import { createRequire, type InitializeHook, type LoadHook, type ResolveHook } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 /** What `loadConfig` passes when it registers these hooks. */
@@ -48,9 +49,27 @@ export const resolve: ResolveHook = async (specifier, context, nextResolve) => {
 
 export const load: LoadHook = async (url, context, nextLoad) => {
   const loaded = await nextLoad(url, context);
-  if (!commonJs.has(url) || loaded.format !== 'commonjs' || loaded.source == null) return loaded;
-  return { format: 'module', source: commonJsModule(url, String(loaded.source)), shortCircuit: true };
+  if (!commonJs.has(url) || loaded.format !== 'commonjs') return loaded;
+  // Node 22 hands CommonJS over without its source (its own loader reads it, and cannot read
+  // TypeScript): compile it here, with the esbuild tsx itself uses.
+  const code = loaded.source == null ? await compiledCommonJs(url) : String(loaded.source);
+  return { format: 'module', source: commonJsModule(url, code), shortCircuit: true };
 };
+
+/** A `.cts` file compiled to CommonJS by tsx's own esbuild (resolved from tsx, as a user's install has it). */
+async function compiledCommonJs(url: string): Promise<string> {
+  const file = fileURLToPath(url);
+  const fromTsx = createRequire(createRequire(import.meta.url).resolve('tsx'));
+  const esbuild = fromTsx('esbuild') as typeof import('esbuild');
+  const result = await esbuild.transform(await readFile(file, 'utf8'), {
+    loader: 'ts',
+    format: 'cjs',
+    sourcefile: file,
+    sourcemap: 'inline',
+    target: `node${process.versions.node}`,
+  });
+  return result.code;
+}
 
 /**
  * An ES module that runs CommonJS `code` (from the file at `url`) with Node's own `require` and

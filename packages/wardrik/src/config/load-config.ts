@@ -220,7 +220,10 @@ let typeScript: Promise<void> | undefined;
 function registerTypeScript(): Promise<void> {
   typeScript ??= import('tsx/esm/api').then(({ register: registerTsx }) => {
     registerTsx();
-    register<ConfigModuleHooksData>('./config-module-hooks.js', import.meta.url, {
+    // Run from its sources (the tests, `--conditions=@wardrik/source`), this file is .ts and so are
+    // the hooks: Node 22.18+ loads them itself (type stripping); the hooks thread knows no tsx.
+    const hooks = import.meta.url.endsWith('.ts') ? './config-module-hooks.ts' : './config-module-hooks.js';
+    register<ConfigModuleHooksData>(hooks, import.meta.url, {
       data: { importer: import.meta.url },
     });
   });
