@@ -64,7 +64,8 @@ const perTask = (part: number, whole: number) => (part / whole).toFixed(2);
 export function rows(tallies: readonly SuiteTally[]): Array<Record<string, string | number>> {
   const total = tallies.reduce(
     (sum, each) => ({
-      ...sum,
+      suite: sum.suite,
+      policy: sum.policy,
       userTasks: sum.userTasks + each.userTasks,
       utilityPassed: sum.utilityPassed + each.utilityPassed,
       utilityInterruptions: sum.utilityInterruptions + each.utilityInterruptions,
@@ -74,6 +75,8 @@ export function rows(tallies: readonly SuiteTally[]): Array<Record<string, strin
       securityInterruptions: sum.securityInterruptions + each.securityInterruptions,
       attackerEffects: sum.attackerEffects + each.attackerEffects,
       attackerReads: sum.attackerReads + each.attackerReads,
+      successes: sum.successes,
+      utilityCases: sum.utilityCases,
     }),
     {
       suite: 'total',

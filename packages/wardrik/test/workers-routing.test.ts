@@ -165,9 +165,8 @@ describe('calls', () => {
       // The model read the worker's tool definitions, which nobody pinned: outside text already.
       labels: ['outside'],
     });
-    expect((second?.meta as { fencingToken: number }).fencingToken).toBeGreaterThan(
-      (recorded?.meta as { fencingToken: number }).fencingToken,
-    );
+    const tokenOf = (meta: unknown) => (meta as { fencingToken: number }).fencingToken;
+    expect(tokenOf(second?.meta)).toBeGreaterThan(tokenOf(recorded?.meta));
     // The second call is made by a run that has also read the first (outside) answer.
     expect(second?.meta).toMatchObject({ idempotencyKey: `${result.runId}:c2.0`, labels: ['outside'] });
     expect(recorded?.args).toEqual({ key: 'k1' });
