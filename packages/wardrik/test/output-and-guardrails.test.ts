@@ -77,9 +77,9 @@ describe('outputSchema', () => {
 
   it('refuses a bad definition, naming it', () => {
     const model = new ScriptedModel([{ text: '{}' }]);
-    expect(() => defineAgent({ name: 'a', instructions: '', model, outputSchema: { type: 'string' } as never })).toThrow(
-      AgentDefinitionError,
-    );
+    expect(() =>
+      defineAgent({ name: 'a', instructions: '', model, outputSchema: { type: 'string' } as never }),
+    ).toThrow(AgentDefinitionError);
     expect(() => defineAgent({ name: 'a', instructions: '', model, maxOutputRetries: -1 })).toThrow(
       'agent a: maxOutputRetries must be a whole number of 0 or more, got -1',
     );
