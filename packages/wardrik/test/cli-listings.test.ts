@@ -194,6 +194,12 @@ describe('wardrik listings: workers, through the server', () => {
     });
     try {
       await pinned.connect('wiki', pinnedServer);
+      // The worker's listing reaches the hub a moment after it connects: the step must be offered it.
+      const deadline = Date.now() + 30_000;
+      while ((pinned.wardrik.workers.list()[0]?.definitions.length ?? 0) === 0) {
+        if (Date.now() > deadline) throw new Error('the worker never listed its tools');
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
       const result = await pinned.wardrik.run('support', 'hi');
       expect(result.labels).not.toContain(OUTSIDE);
       expect(pinned.wardrik.workers.list()[0]?.definitions[0]).toMatchObject({ name: 'lookup', hash, state: 'pinned' });
