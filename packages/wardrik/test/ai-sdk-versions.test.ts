@@ -146,3 +146,22 @@ describe('a model aiSdkModel cannot take is refused when the model is made', () 
     expect(() => aiSdkModel(undefined as unknown as AiSdkLanguageModel)).toThrow(/; got undefined$/);
   });
 });
+
+describe('what an AI SDK model tells telemetry', () => {
+  it('its provider, the model it asks for and where its requests go; each answer its id and the model that gave it', async () => {
+    server = await startFakeOpenAI(() => ({ stream: { text: ['hello'] } }));
+    const model = aiSdkModel(
+      createOpenAI({ apiKey: 'sk-test', baseURL: server.url }).chat('test-model') as AiSdkLanguageModel,
+      {
+        log: () => {},
+      },
+    );
+    expect(model).toMatchObject({ provider: 'openai.chat', modelName: 'test-model' });
+    expect(new URL(model.baseUrl ?? '').host).toBe(new URL(server.url).host);
+    const response = await model.generate(
+      { step: 1, instructions: '', messages: [{ role: 'user', content: 'hi' }], tools: [] },
+      { signal: new AbortController().signal },
+    );
+    expect(response).toMatchObject({ text: 'hello', responseId: 'chatcmpl-test', responseModel: 'test-model' });
+  });
+});

@@ -31,6 +31,11 @@ const MAX_TIMER_MS = 2_147_483_647;
 export interface AiSdkModelOptions {
   /** The model's id in Wardrik (journal, events). Default `provider:modelId`, e.g. `openai:gpt-4.1-mini`. */
   readonly id?: string;
+  /**
+   * Where the provider's requests go, for telemetry (`server.address`, `server.port`), when the
+   * provider model does not say (the AI SDK's own providers do).
+   */
+  readonly baseUrl?: string;
   /** Prices added to (or replacing, for the same model id) {@link defaultPrices}. */
   readonly prices?: PriceTable;
   readonly maxOutputTokens?: number;
@@ -92,10 +97,16 @@ interface StreamedStep {
   usage: LanguageModelUsage | undefined;
   truncated: boolean;
   finished: boolean;
+  /** The provider's id for the answer and the model that gave it (from the step's finish). */
+  responseId?: string;
+  responseModel?: string;
 }
 
 class AiSdkModel implements Model {
   readonly id: string;
+  readonly provider: string;
+  readonly modelName: string;
+  readonly baseUrl?: string;
   readonly #model: AiSdkLanguageModel;
   readonly #options: AiSdkModelOptions;
   readonly #prices: PriceTable;
@@ -108,6 +119,10 @@ class AiSdkModel implements Model {
     this.#options = options;
     this.#prices = options.prices ? mergePrices(defaultPrices, options.prices) : defaultPrices;
     this.id = options.id ?? `${model.provider.split('.')[0]}:${model.modelId}`;
+    this.provider = model.provider;
+    this.modelName = model.modelId;
+    const baseUrl = options.baseUrl ?? providerBaseUrl(model);
+    if (baseUrl !== undefined) this.baseUrl = baseUrl;
     this.#limits = {
       idleTimeoutMs: checkTimeout('idleTimeoutMs', options.idleTimeoutMs, DEFAULT_MODEL_IDLE_TIMEOUT_MS),
       timeoutMs: checkTimeout('timeoutMs', options.timeoutMs, DEFAULT_MODEL_TIMEOUT_MS),
@@ -132,6 +147,8 @@ class AiSdkModel implements Model {
       usage: wardrikUsage,
       ...(usd === undefined ? {} : { measures: { usd } }),
       ...(step.truncated ? { truncated: true } : {}),
+      ...(step.responseId === undefined ? {} : { responseId: step.responseId }),
+      ...(step.responseModel === undefined ? {} : { responseModel: step.responseModel }),
     };
   }
 
@@ -165,6 +182,9 @@ class AiSdkModel implements Model {
         step.usage = part.usage;
         step.truncated = part.finishReason === 'length';
         step.finished = true;
+        const response = (part as { response?: { id?: unknown; modelId?: unknown } }).response;
+        if (typeof response?.id === 'string' && response.id !== '') step.responseId = response.id;
+        if (typeof response?.modelId === 'string' && response.modelId !== '') step.responseModel = response.modelId;
       } else if (part.type === 'error') {
         throw part.error;
       } else if (part.type === 'abort') {
@@ -249,4 +269,26 @@ function convertUsage(usage: LanguageModelUsage | undefined): { wardrikUsage: Us
     ...(written ? { cacheWriteInputTokens: written } : {}),
   };
   return { wardrikUsage, reported: inputTokens !== undefined || outputTokens !== undefined };
+}
+
+/**
+ * Where a provider model sends its requests, as far as it says (for telemetry's `server.address`
+ * and `server.port`): the AI SDK's providers keep it in their config (`baseURL`, or a `url`
+ * function); anything else gives undefined, and `aiSdkModel(model, { baseUrl })` says it instead.
+ */
+function providerBaseUrl(model: AiSdkLanguageModel): string | undefined {
+  const config = (model as { config?: { baseURL?: unknown; url?: unknown } }).config;
+  try {
+    if (typeof config?.baseURL === 'string') return new URL(config.baseURL).href;
+    if (typeof config?.url === 'function') {
+      const url = (config.url as (input: { path: string; modelId: string }) => unknown)({
+        path: '',
+        modelId: model.modelId,
+      });
+      if (typeof url === 'string') return new URL(url).href;
+    }
+  } catch {
+    // Not a URL: say nothing rather than something wrong.
+  }
+  return undefined;
 }
