@@ -32,7 +32,7 @@ export {
 export { can, isRunVisible, type VisibleRuns, visibleRunFilter } from './auth/permissions.js';
 export { generateToken, hashToken, isTokenShaped, TOKEN_PREFIX } from './auth/tokens.js';
 export type { Action, Decision, Principal, PrincipalKind, Resource, Role, TokenInfo } from './auth/types.js';
-export { defineConfig, type ServerConfig, type WardrikConfig } from './config/config.js';
+export { defineConfig, type NodeConfig, type ServerConfig, type WardrikConfig } from './config/config.js';
 export { ConfigError } from './config/config-error.js';
 export { CONFIG_FILE_NAMES, findConfigFile, type LoadedConfig, loadConfig } from './config/load-config.js';
 export {

@@ -33,6 +33,36 @@ export interface ServerConfig extends ServerLimits {
   readonly shutdownGraceMs?: number;
 }
 
+/**
+ * This node among the nodes that share a store (`wardrik serve`'s side of `createWardrik`'s
+ * `node`, `leaseMs`, `claimIntervalMs` and `maxRuns`). Every field is optional.
+ *
+ * @example
+ * ```ts
+ * export default defineConfig({
+ *   agents: [support],
+ *   store: { postgres: process.env.WARDRIK_DATABASE_URL ?? '' },
+ *   node: { name: process.env.POD_NAME, leaseMs: 10_000, maxRuns: 2_000 },
+ * })
+ * ```
+ */
+export interface NodeConfig {
+  /**
+   * This node's name in the leases it holds, unique among the nodes sharing a store (a pod's name
+   * is a good one). Default: host, pid and a random part. Empty or unset: the default.
+   */
+  readonly name?: string | undefined;
+  /**
+   * How long a lease on a run lasts unless renewed (ms, at least 10; renewed every third of it):
+   * how long a dead node's runs wait before another takes them over. Default 5 s.
+   */
+  readonly leaseMs?: number;
+  /** How often this node looks for runs to take over (ms, at least 10). Default 500 ms. */
+  readonly claimIntervalMs?: number;
+  /** The most runs this node drives at once; the rest wait for it or another node. Default 10,000. */
+  readonly maxRuns?: number;
+}
+
 /** What a `wardrik.config.ts` exports by default. */
 export interface WardrikConfig {
   /** The agents to run, each made with `defineAgent`. */
@@ -44,6 +74,8 @@ export interface WardrikConfig {
    */
   readonly store?: StoreSetting;
   readonly server?: ServerConfig;
+  /** This node among many: its name, lease length, how often it claims runs, how many it drives. */
+  readonly node?: NodeConfig;
   /** Retries of repeatable calls that throw or time out. Default 3 tries, 200 ms doubling to 5 s. */
   readonly toolRetry?: Partial<RetryPolicy>;
   /** Retries of model calls that fail. Default 4 tries, 500 ms doubling to 20 s. */
@@ -78,6 +110,7 @@ const KEYS = [
   'agents',
   'store',
   'server',
+  'node',
   'toolRetry',
   'modelRetry',
   'policy',
@@ -89,6 +122,11 @@ const KEYS = [
 ];
 const SERVER_KEYS = ['host', 'port', 'bodyLimitBytes', 'maxWorkerFrameBytes', 'shutdownGraceMs', ...SERVER_LIMIT_NAMES];
 const RETRY_KEYS = ['attempts', 'baseDelayMs', 'maxDelayMs'];
+const NODE_KEYS = ['name', 'leaseMs', 'claimIntervalMs', 'maxRuns'];
+/** The least each of the node's numbers may be. */
+const NODE_LEAST: Record<string, number> = { leaseMs: 10, claimIntervalMs: 10, maxRuns: 1 };
+/** The longest node name accepted (it is stored in every lease). */
+const NODE_NAME_LIMIT = 200;
 
 /**
  * Declares a Wardrik config: returns it unchanged once checked, so a config file gets types and
@@ -121,6 +159,7 @@ export function checkConfig(config: unknown, where: string): asserts config is W
   const store = config['store'];
   if (store !== undefined && !isStore(store)) checkStoreSetting(store, `${where}.store`);
   checkServer(config['server'], `${where}.server`);
+  checkNode(config['node'], `${where}.node`);
   checkRetry(config['toolRetry'], `${where}.toolRetry`);
   checkRetry(config['modelRetry'], `${where}.modelRetry`);
   try {
@@ -219,6 +258,28 @@ function checkServer(server: unknown, where: string): void {
   }
   const [problem] = serverLimitProblems(server);
   if (problem !== undefined) throw new ConfigError(`${where}.${problem}`);
+}
+
+function checkNode(node: unknown, where: string): void {
+  if (node === undefined) return;
+  if (!isObject(node)) throw new ConfigError(`${where}: expected an object such as { name: 'node-a', leaseMs: 5000 }`);
+  for (const [key, value] of Object.entries(node)) {
+    if (!NODE_KEYS.includes(key)) {
+      throw new ConfigError(`${where}.${key}: unknown setting (expected ${NODE_KEYS.join(', ')})`);
+    }
+    if (key === 'name') {
+      if (value !== undefined && !(typeof value === 'string' && value.length <= NODE_NAME_LIMIT)) {
+        throw new ConfigError(
+          `${where}.name: expected a string of at most ${NODE_NAME_LIMIT} characters, got ${describe(value)}`,
+        );
+      }
+      continue;
+    }
+    const least = NODE_LEAST[key] ?? 1;
+    if (!(typeof value === 'number' && Number.isSafeInteger(value) && value >= least)) {
+      throw new ConfigError(`${where}.${key}: expected a whole number of at least ${least}, got ${describe(value)}`);
+    }
+  }
 }
 
 function checkRetry(retry: unknown, where: string): void {

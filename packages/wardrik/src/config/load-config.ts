@@ -53,7 +53,16 @@ export interface LoadedConfig {
   /** The runtime settings to pass on to `createWardrik`. */
   readonly runtime: Pick<
     WardrikOptions,
-    'toolRetry' | 'modelRetry' | 'policy' | 'workers' | 'durableAnswers' | 'retention'
+    | 'toolRetry'
+    | 'modelRetry'
+    | 'policy'
+    | 'workers'
+    | 'durableAnswers'
+    | 'retention'
+    | 'node'
+    | 'leaseMs'
+    | 'claimIntervalMs'
+    | 'maxRuns'
   >;
   /** The config's `telemetry` section, as written. */
   readonly telemetry?: TelemetryConfig;
@@ -129,6 +138,10 @@ export async function loadConfig(
       ...(config.workers ? { workers: config.workers } : {}),
       ...(config.durableAnswers === undefined ? {} : { durableAnswers: config.durableAnswers }),
       ...(config.retention ? { retention: config.retention } : {}),
+      ...(config.node?.name ? { node: config.node.name } : {}),
+      ...(config.node?.leaseMs === undefined ? {} : { leaseMs: config.node.leaseMs }),
+      ...(config.node?.claimIntervalMs === undefined ? {} : { claimIntervalMs: config.node.claimIntervalMs }),
+      ...(config.node?.maxRuns === undefined ? {} : { maxRuns: config.node.maxRuns }),
     },
     ...(config.telemetry ? { telemetry: config.telemetry } : {}),
     mcp:

@@ -135,6 +135,7 @@ export async function runServe(parsed: Parsed): Promise<number> {
           ? { metrics: `${server.url}/metrics` }
           : {}),
       traces: traces !== undefined,
+      node: wardrik.node,
       resumed,
       needAttention,
     },
@@ -145,6 +146,7 @@ export async function runServe(parsed: Parsed): Promise<number> {
       url: server.url,
       port: server.port,
       config: config.path,
+      node: wardrik.node,
       agents: config.agents.map((agent) => ({ name: agent.name, model: agent.model.id, demo: isDemoModel(agent) })),
       resumed,
       needAttention,
@@ -152,7 +154,12 @@ export async function runServe(parsed: Parsed): Promise<number> {
     });
   } else {
     const configOption = stringOption(parsed, 'config');
-    report(server, config, admin, { resumed, needAttention, ...(configOption ? { configOption } : {}) });
+    report(server, config, admin, {
+      resumed,
+      needAttention,
+      node: wardrik.node,
+      ...(configOption ? { configOption } : {}),
+    });
   }
   return stopped;
 }
@@ -234,6 +241,8 @@ interface Startup {
   readonly resumed: number;
   readonly needAttention: number;
   readonly configOption?: string;
+  /** This node's name in the leases it holds. */
+  readonly node: string;
 }
 
 /**
@@ -265,6 +274,7 @@ function report(server: RunningServer, config: LoadedConfig, admin: AdminToken, 
   print(
     `Store: ${config.defaultStore ? `SQLite, ${shown(join(config.stateDirectory, 'wardrik.db'))}` : describeStore(config.store)}`,
   );
+  print(`Node: ${startup.node}`);
   if (resumed > 0) print(`Resumed ${resumed} interrupted run${resumed === 1 ? '' : 's'}.`);
   if (needAttention > 0) {
     print(
