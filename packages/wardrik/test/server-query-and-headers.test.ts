@@ -318,6 +318,7 @@ function expectApiHeaders(headers: Headers | Record<string, unknown>, what: stri
 describe('response headers: nosniff everywhere, no-store on the API', () => {
   it('JSON answers, POST /v1/tokens (its secret), problems and 404s', async () => {
     expectApiHeaders((await api('/v1/agents')).headers, 'a JSON answer');
+    expect((await api('/v1/agents')).headers.get('x-accel-buffering')).toBeNull();
     expectApiHeaders((await api('/v1/health', { token: null })).headers, 'a public JSON answer');
     const created = await api('/v1/tokens', { body: { name: 'olivia', role: 'operator' } });
     expect(created.status).toBe(201);
@@ -329,12 +330,13 @@ describe('response headers: nosniff everywhere, no-store on the API', () => {
     expectApiHeaders((await api('/v1/nowhere')).headers, 'an unknown route');
   });
 
-  it('event streams: no-store (not the no-cache an SSE helper sends) and nosniff', async () => {
+  it('event streams: no-store (not the no-cache an SSE helper sends), nosniff, and no buffering in a proxy', async () => {
     const runId = await parkedRun();
     for (const path of [`/v1/runs/${runId}/events`, '/v1/inbox/events']) {
       const response = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${admin}` } });
       expect(response.headers.get('content-type')).toContain('text/event-stream');
       expectApiHeaders(response.headers, path);
+      expect({ path, buffering: response.headers.get('x-accel-buffering') }).toEqual({ path, buffering: 'no' });
       await response.body?.cancel();
     }
   });

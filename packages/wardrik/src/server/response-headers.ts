@@ -15,7 +15,9 @@ export const RESPONSE_HEADERS = {
 /**
  * Middleware giving every response `X-Content-Type-Options: nosniff`, and `Cache-Control:
  * no-store` unless it set its own caching (only the console's page and assets do: see
- * `mountConsole`). Errors and 404s pass through it too.
+ * `mountConsole`). Errors and 404s pass through it too. Event streams (a run's events, the inbox,
+ * MCP's) also say `X-Accel-Buffering: no`, so that a proxy that buffers answers (nginx does by
+ * default) passes each event on as it comes rather than when its buffer fills.
  *
  * @example
  * ```ts
@@ -27,6 +29,7 @@ export function responseHeaders(): MiddlewareHandler {
     await next();
     c.header('x-content-type-options', RESPONSE_HEADERS['x-content-type-options']);
     if (!c.res.headers.has('cache-control')) c.header('cache-control', RESPONSE_HEADERS['cache-control']);
+    if (c.res.headers.get('content-type')?.startsWith('text/event-stream')) c.header('x-accel-buffering', 'no');
   };
 }
 
