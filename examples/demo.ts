@@ -132,3 +132,8 @@ console.log(
 );
 console.log(`Journal: ${(await wardrik.getRun(runId)).journal.length} records in .wardrik/demo.db (run ${runId})`);
 await wardrik.close();
+// The demo checks its own outcome, so a test (and CI) can run it: exit 1 unless the refund went through.
+if (result.status !== 'completed' || !result.output?.includes('"refunded":250')) {
+  console.error(`the demo did not finish as it should: the run is ${result.status}`);
+  process.exitCode = 1;
+}
