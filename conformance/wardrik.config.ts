@@ -86,13 +86,24 @@ const tools = [
       throw new Error('This tool intentionally returns an error for testing');
     },
   }),
-  asks('test_elicitation', 'Asks the caller for a user name and an email.', 'Please provide your information', {
-    type: 'object',
-    properties: {
-      username: { type: 'string', description: "User's response" },
-      email: { type: 'string', description: "User's email address" },
-    },
-    required: ['username', 'email'],
+  tool({
+    name: 'test_elicitation',
+    description: 'Asks the caller (the message given) for a user name and an email.',
+    schema: { message: { type: 'string', required: true, doc: 'The message to show the user' } },
+    annotations: { readOnly: true },
+    run: ({ message }) =>
+      park(message, {
+        details: {
+          requestedSchema: {
+            type: 'object',
+            properties: {
+              username: { type: 'string', description: "User's response" },
+              email: { type: 'string', description: "User's email address" },
+            },
+            required: ['username', 'email'],
+          },
+        },
+      }),
   }),
   asks(
     'test_elicitation_sep1034_defaults',

@@ -1,4 +1,4 @@
-import type { ElicitRequestFormParams } from '@modelcontextprotocol/sdk/types.js';
+import { type ElicitRequestFormParams, ElicitRequestFormParamsSchema } from '@modelcontextprotocol/sdk/types.js';
 import { hasInvisible, type JsonSchema, revealInvisible } from '@wardrik/core';
 import type { ParkKind } from '../journal/records.js';
 import type { ParkRow } from '../store/store.js';
@@ -17,6 +17,11 @@ export interface ParkQuestion {
   readonly params: ElicitRequestFormParams;
   /** For an approval: the call's arguments offered for editing, by field name, as they are now. */
   readonly editable: Readonly<Record<string, unknown>>;
+  /**
+   * For a `tool` park whose tool named its own form (`details.requestedSchema`): the reply's
+   * content, as a whole, is the call's answer. Otherwise the form's `answer` field is.
+   */
+  readonly toolForm: boolean;
 }
 
 /** What accept, decline and cancel do, per kind, as the person is told. */
@@ -32,7 +37,9 @@ const ACTIONS: Readonly<Record<string, string>> = {
  * invisible characters shown as `⟨U+…⟩`), why the run waits, and as a form what may be given —
  * for an approval the call's top-level arguments that are plain strings, numbers or booleans
  * (those holding invisible characters are shown, not offered: nobody can see what they edit);
- * for a `tool` park the answer; for a budget the new limits. `inputSchema` is the tool's, when
+ * for a `tool` park the answer — or, when the tool parked with `details: { requestedSchema }` (an
+ * MCP elicitation form: flat fields of strings, numbers, booleans and enums), that form, whose
+ * content is the answer; for a budget the new limits. `inputSchema` is the tool's, when
  * known: its types, enums and bounds shape the fields.
  *
  * @example
@@ -71,6 +78,7 @@ export function parkQuestion(
       _meta: { [PARK_META]: { id: park.id, runId: park.runId, kind: park.kind, callHash: park.callHash } },
     },
     editable: form.editable,
+    toolForm: form.toolForm === true,
   };
 }
 
@@ -78,11 +86,29 @@ interface Form {
   readonly properties: Record<string, FormField>;
   readonly required: string[];
   readonly editable: Record<string, unknown>;
+  readonly toolForm?: boolean;
+}
+
+/**
+ * The form a tool parked with (`park(reason, { details: { requestedSchema } })`), when it is one
+ * an MCP client can show (MCP's elicitation form schema); otherwise undefined.
+ *
+ * @example
+ * ```ts
+ * run: () => park('Which plan?', { details: { requestedSchema: { type: 'object', properties: { plan: { type: 'string', enum: ['basic', 'pro'] } } } } })
+ * ```
+ */
+export function toolForm(details: unknown): ElicitRequestFormParams['requestedSchema'] | undefined {
+  if (typeof details !== 'object' || details === null || !('requestedSchema' in details)) return undefined;
+  const parsed = ElicitRequestFormParamsSchema.safeParse({ message: '', requestedSchema: details.requestedSchema });
+  return parsed.success ? parsed.data.requestedSchema : undefined;
 }
 
 function formOf(park: ParkRow, inputSchema: JsonSchema | undefined): Form {
   switch (park.kind) {
-    case 'tool':
+    case 'tool': {
+      const own = toolForm(park.details);
+      if (own) return { properties: own.properties, required: [...(own.required ?? [])], editable: {}, toolForm: true };
       return {
         properties: {
           answer: { type: 'string', title: 'Answer', description: "What the model gets in the call's place." },
@@ -90,6 +116,7 @@ function formOf(park: ParkRow, inputSchema: JsonSchema | undefined): Form {
         required: ['answer'],
         editable: {},
       };
+    }
     case 'budget':
       return {
         properties: {

@@ -22,7 +22,8 @@ export class UnfitReplyError extends Error {}
  * | kind       | accept                                             | decline        | cancel         |
  * |------------|----------------------------------------------------|----------------|----------------|
  * | `approval` | `approve`; `edit` with the fields changed, if any  | `deny`         | stop the run   |
- * | `tool`     | `answer` with the `answer` field                   | `fail`         | stop the run   |
+ * | `tool`     | `answer` with the `answer` field (or, for the      | `fail`         | stop the run   |
+ * |            | tool's own form, the content, defaults filled in)  |                |                |
  * | `budget`   | `raise-budget` to the limits given                 | `stop`         | `stop`         |
  *
  * Throws `UnfitReplyError` naming every field that is wrong (a type, a bound, a field the form
@@ -54,7 +55,13 @@ export function parkReply(park: ParkRow, question: ParkQuestion, reply: ElicitRe
   const content = checkedContent(question, reply.content ?? {});
   switch (park.kind) {
     case 'tool':
-      return { type: 'decision', decision: { type: 'answer', value: content['answer'] } };
+      return {
+        type: 'decision',
+        decision: {
+          type: 'answer',
+          value: question.toolForm ? withDefaults(question, content) : content['answer'],
+        },
+      };
     case 'budget': {
       const budget: Record<string, number> = {};
       for (const limit of ['usd', 'tokens', 'steps'] as const) {
@@ -79,6 +86,16 @@ export function parkReply(park: ParkRow, question: ParkQuestion, reply: ElicitRe
       };
     }
   }
+}
+
+/** `content` with each field it leaves out that has a default given that default (SEP-1034). */
+function withDefaults(question: ParkQuestion, content: Record<string, unknown>): Record<string, unknown> {
+  const filled: Record<string, unknown> = {};
+  for (const [name, field] of Object.entries(question.params.requestedSchema.properties)) {
+    if (!Object.hasOwn(content, name) && 'default' in field && field.default !== undefined)
+      filled[name] = field.default;
+  }
+  return { ...filled, ...content };
 }
 
 /** The reply's content, checked against the form it answers. */

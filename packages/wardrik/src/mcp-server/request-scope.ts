@@ -106,7 +106,8 @@ export function askableBy(server: Server, principal: Principal, run: RunRow): (p
 /**
  * How a request sees `run` through: asking the client about the parks it may answer (on the
  * request's own stream, so that it reaches the client waiting on it; tied to the task when the
- * request serves one), telling it of the others, and (when asked for) progress.
+ * request serves one), telling it of the others, and (when asked for) progress — and, to a client
+ * that set `logging/setLevel` to `debug`, each of the run's steps as a `debug` log line.
  */
 export function settleOptionsFor(
   context: McpContext,
@@ -117,11 +118,18 @@ export function settleOptionsFor(
 ): Omit<SettleOptions, 'afterSeq' | 'runId'> {
   const principal = principalOf(extra, session);
   const log = logTo(extra, session);
-  const onEvent = progressTo(extra);
+  const progress = progressTo(extra);
+  const onEvent = (event: RunEvent): void => {
+    progress?.(event);
+    // The run's steps as debug log lines, to a client that asked for them (logging/setLevel debug).
+    if (session.logLevel !== 'debug') return;
+    const message = progressMessage(event);
+    if (message !== undefined) log('debug', `run ${run.id}: ${message}`);
+  };
   return {
     wardrik: context.wardrik,
     signal: extra.signal,
-    ...(onEvent ? { onEvent } : {}),
+    onEvent,
     askable: askableBy(session.server, principal, run),
     ask: (park, signal) =>
       askAboutPark(

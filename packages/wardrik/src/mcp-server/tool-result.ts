@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, type ContentBlock, ContentBlockSchema } from '@modelcontextprotocol/sdk/types.js';
 import { type Answer, answerToMcpResult, META } from '@wardrik/core';
 import type { RunResult } from '../runtime/wardrik.js';
 import type { ParkNote } from './settle-run.js';
@@ -43,8 +43,16 @@ export function runToolResult(
 
 /**
  * A gateway run's end as a `CallToolResult`: the tool's own answer (its value as text and, for an
- * object, `structuredContent`; its labels and measures), with the run's in `_meta`. A run that
- * ended before the call was answered (stopped, refused) gives its error.
+ * object, `structuredContent`; a value that is a list of MCP content blocks — an image, audio, an
+ * embedded resource, as an MCP server's tool answers through a toolset — as those blocks; its
+ * labels and measures), with the run's in `_meta`. A run that ended before the call was answered
+ * (stopped, refused) gives its error.
+ *
+ * @example
+ * ```ts
+ * gatewayToolResult(result, ok([{ type: 'image', data: png, mimeType: 'image/png' }]), { agent: 'support.gateway', notes: [] })
+ * // { content: [{ type: 'image', data: png, mimeType: 'image/png' }], _meta: { 'wardrik/run': {…}, … } }
+ * ```
  */
 export function gatewayToolResult(
   result: RunResult,
@@ -53,11 +61,31 @@ export function gatewayToolResult(
 ): CallToolResult {
   if (!answer) return runToolResult(result, run);
   const mapped = answerToMcpResult(answer);
+  const blocks = answer.type === 'ok' ? contentBlocks(answer.value) : undefined;
+  if (blocks) {
+    const { structuredContent: _structured, ...rest } = mapped;
+    return { ...rest, content: blocks, _meta: { ...mapped._meta, ...runMeta(result, run) } } as CallToolResult;
+  }
   return {
     ...mapped,
     content: [...mapped.content],
     _meta: { ...mapped._meta, ...runMeta(result, run) },
   } as CallToolResult;
+}
+
+/**
+ * `value` as MCP content blocks, when it is a non-empty list of them (each checked against MCP's
+ * schema); otherwise undefined (the value is answered as JSON text).
+ */
+function contentBlocks(value: unknown): ContentBlock[] | undefined {
+  if (!Array.isArray(value) || value.length === 0) return undefined;
+  const blocks: ContentBlock[] = [];
+  for (const item of value) {
+    const parsed = ContentBlockSchema.safeParse(item);
+    if (!parsed.success) return undefined;
+    blocks.push(parsed.data);
+  }
+  return blocks;
 }
 
 function runMeta(
