@@ -221,6 +221,8 @@ export interface TokenInfo {
   readonly principalId: string;
   readonly createdAt: number;
   readonly revokedAt?: number;
+  /** When it stops working on its own; none: it works until revoked. */
+  readonly expiresAt?: number;
 }
 
 export interface SessionRow {

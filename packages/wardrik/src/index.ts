@@ -28,6 +28,7 @@ export {
   AuthService,
   type CreatePrincipalInput,
   type IssuedToken,
+  type IssueOptions,
 } from './auth/auth-service.js';
 export { can, isRunVisible, type VisibleRuns, visibleRunFilter } from './auth/permissions.js';
 export { generateToken, hashToken, isTokenShaped, TOKEN_PREFIX } from './auth/tokens.js';

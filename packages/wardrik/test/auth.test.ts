@@ -341,6 +341,7 @@ describe('AuthService on a SQLite file', () => {
           hash: hashToken(token),
           created_at: info.createdAt,
           revoked_at: null,
+          expires_at: null,
         },
       ]);
       for (const row of rows) {
@@ -468,6 +469,55 @@ describe('AuthService on a SQLite file', () => {
     const other = openService(newPath());
     await other.auth.createPrincipal({ ...alice, name: 'boss', role: 'admin', agents: ['*'] });
     expect(await other.auth.ensureAdmin()).toBeUndefined();
+  });
+});
+
+describe('tokens that expire', () => {
+  it('authenticate until their expiry, then "token expired" (also after a second of trust), listed with expiresAt', async () => {
+    let now = 10_000;
+    const auth = new AuthService(memoryStore(), () => now);
+    const { principal, token, info } = await auth.createPrincipalWithToken(
+      { name: 'temp', kind: 'service', role: 'user', agents: ['*'] },
+      { expiresAt: 20_000 },
+    );
+    expect(info).toEqual({
+      id: expect.stringMatching(/^tok_/),
+      principalId: principal.id,
+      createdAt: 10_000,
+      expiresAt: 20_000,
+    });
+    expect(await auth.authenticate(`Bearer ${token}`)).toEqual({ ok: true, principal, tokenId: info.id });
+    now = 19_999;
+    expect(await auth.authenticate(`Bearer ${token}`)).toMatchObject({ ok: true });
+    now = 20_000;
+    // Accepted a moment ago (a second's trust by the wall clock), but never past its expiry.
+    const cached = new AuthService(memoryStore(), () => now);
+    const issued = await cached.tokenFor({ name: 'other', role: 'user', expiresAt: 20_001 });
+    expect(await cached.authenticate(`Bearer ${issued.token}`)).toMatchObject({ ok: true });
+    now = 20_001;
+    expect(await cached.authenticate(`Bearer ${issued.token}`)).toEqual({ ok: false, reason: 'token expired' });
+    expect(await auth.authenticate(`Bearer ${token}`)).toEqual({ ok: false, reason: 'token expired' });
+    expect(await auth.listTokens()).toEqual([info]);
+    // Another token of the same principal, without expiry, still works.
+    const lasting = await auth.issueToken(principal.id);
+    expect(await auth.authenticate(`Bearer ${lasting.token}`)).toMatchObject({ ok: true });
+  });
+
+  it('refuses an expiry that is not a time in the future, naming it, and issues nothing', async () => {
+    const now = Date.parse('2026-06-01T00:00:00Z');
+    const auth = new AuthService(memoryStore(), () => now);
+    const input = { name: 'temp', kind: 'service', role: 'user', agents: ['*'] } as const;
+    await expect(auth.createPrincipalWithToken(input, { expiresAt: now })).rejects.toThrow(
+      'expiresAt must be in the future, got 2026-06-01T00:00:00.000Z (now 2026-06-01T00:00:00.000Z)',
+    );
+    await expect(auth.tokenFor({ name: 'temp', role: 'user', expiresAt: 1.5 })).rejects.toThrow(
+      'expiresAt must be a time in ms since the epoch, got number',
+    );
+    await expect(
+      auth.tokenFor({ name: 'temp', role: 'user', expiresAt: '2027-01-01' as unknown as number }),
+    ).rejects.toThrow('expiresAt must be a time in ms since the epoch, got "2027-01-01"');
+    expect(await auth.listPrincipals()).toEqual([]);
+    expect(await auth.listTokens()).toEqual([]);
   });
 });
 

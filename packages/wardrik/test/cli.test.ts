@@ -203,6 +203,37 @@ describe('wardrik CLI', () => {
     expect(after.stderr).not.toMatch(/\n\s+at /); // no stack trace
   });
 
+  it('tokens create --expires-in gives a token that stops working on its own, listed with when', async () => {
+    const create = async (name: string, expiresIn: string) => {
+      const created = await cli(
+        ['tokens', 'create', '--role', 'user', '--name', name, '--expires-in', expiresIn, '--json'],
+        {
+          cwd: directory,
+        },
+      );
+      expect(created.code).toBe(0);
+      return JSON.parse(created.stdout) as { token: string; tokenId: string; expiresAt: number };
+    };
+    const lasting = await create('lasting', '1d');
+    expect(lasting.expiresAt).toBeGreaterThan(Date.now() + 23 * 3_600_000);
+    expect(
+      (await cli(['runs', '--json'], { cwd: directory, env: { WARDRIK_URL: url, WARDRIK_TOKEN: lasting.token } })).code,
+    ).toBe(0);
+
+    const brief = await create('brief', '1s');
+    while (Date.now() <= brief.expiresAt) await new Promise((resolve) => setTimeout(resolve, 100));
+    const after = await cli(['runs'], { cwd: directory, env: { WARDRIK_URL: url, WARDRIK_TOKEN: brief.token } });
+    expect(after.code).toBe(1);
+    expect(after.stderr).toContain('token expired');
+
+    const listed = (await cli(['tokens', 'list'], { cwd: directory })).stdout.split('\n');
+    expect(listed[0]).toMatch(/EXPIRES/);
+    const line = (id: string) => listed.find((each) => each.includes(id)) ?? '';
+    expect(line(lasting.tokenId)).toMatch(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d/);
+    expect(line(lasting.tokenId)).not.toMatch(/expired/);
+    expect(line(brief.tokenId)).toMatch(/\(expired\)/);
+  });
+
   it('bad usage exits 2 and says what is wrong', async () => {
     const cases: Array<[string[], string]> = [
       [['frobnicate'], 'unknown command "frobnicate"'],
@@ -213,6 +244,11 @@ describe('wardrik CLI', () => {
       [['answer', 'park_x', 'ran'], 'ran needs --value JSON'],
       [['serve', '--port', 'eighty'], '--port expects a port number'],
       [['tokens', 'create', '--name', 'carol'], 'give it a --role'],
+      [
+        ['tokens', 'create', '--name', 'carol', '--role', 'user', '--expires-in', '90 days'],
+        '--expires-in expects a duration such as 90d',
+      ],
+      [['tokens', 'list', '--expires-in', '1d'], '--expires-in goes with create only'],
       [['release', 'run_x'], 'give the run and at least one label'],
       [['release', 'run_x', 'outside'], '--reason is required'],
       [['answer', 'park_x', 'edit'], 'edit needs --args JSON'],

@@ -524,10 +524,12 @@ describe('one node on SQLite behind Caddy', () => {
       env: shell.env,
       encoding: 'utf8',
     });
-    const billingTokens = (JSON.parse(listed) as Array<{ principal: { name: string }; revokedAt?: number }>).filter(
-      (token) => token.principal.name === 'billing-app',
-    );
+    const billingTokens = (
+      JSON.parse(listed) as Array<{ principal: { name: string }; revokedAt?: number; expiresAt?: number }>
+    ).filter((token) => token.principal.name === 'billing-app');
     expect(billingTokens.map((token) => token.revokedAt !== undefined)).toEqual([true, false]);
+    // Both made with --expires-in 90d.
+    for (const token of billingTokens) expect(token.expiresAt).toBeGreaterThan(Date.now() + 89 * 86_400_000);
     const old = await fetch(`http://127.0.0.1:${port('PORT')}/v1/me`, {
       headers: { authorization: `Bearer ${firstBillingToken}` },
     });

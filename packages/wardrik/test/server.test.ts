@@ -216,6 +216,35 @@ describe('authentication', () => {
     );
     expect((await api('/v1/runs', { token: created.json.token })).json.detail).toBe('token revoked');
   });
+
+  it('POST /v1/tokens takes expiresAt: the token works until then, then gets 401 token expired; a past one is a 400', async () => {
+    const expiresAt = Date.now() + 1_500;
+    const created = await api('/v1/tokens', { token: tokens.admin, body: { name: 'brief', role: 'user', expiresAt } });
+    expect(created.status).toBe(201);
+    expect(created.json.expiresAt).toBe(expiresAt);
+    expect((await api('/v1/runs', { token: created.json.token })).status).toBe(200);
+    const listed = await api('/v1/tokens', { token: tokens.admin });
+    expect(listed.json.tokens).toContainEqual(expect.objectContaining({ id: created.json.tokenId, expiresAt }));
+    while (Date.now() <= expiresAt) await new Promise((resolve) => setTimeout(resolve, 50));
+    const expired = await api('/v1/runs', { token: created.json.token });
+    expect(expired).toMatchObject({ status: 401, json: { detail: 'token expired' } });
+
+    const past = await api('/v1/tokens', {
+      token: tokens.admin,
+      body: { name: 'late', role: 'user', expiresAt: Date.now() - 1 },
+    });
+    expect(past.status).toBe(400);
+    expect(past.json.detail).toMatch(/^expiresAt must be in the future, got /);
+    const text = await api('/v1/tokens', {
+      token: tokens.admin,
+      body: { name: 'late', role: 'user', expiresAt: 'soon' },
+    });
+    expect(text.status).toBe(400);
+    expect(text.json.detail).toMatch(/expiresAt/);
+    expect((await api('/v1/tokens', { token: tokens.admin })).json.principals).not.toContainEqual(
+      expect.objectContaining({ name: 'late' }),
+    );
+  });
 });
 
 describe('authorization', () => {

@@ -408,6 +408,19 @@ describe.each(storeFactories)('$name: principals and tokens', ({ open }) => {
     expect(await store.findTokenByHash('')).toBeUndefined();
   });
 
+  it('keeps when a token expires, found by hash and listed', async () => {
+    await store.putPrincipal(principal('p1'));
+    await store.putToken(token('t1', 'p1', { expiresAt: 90_000_000_000 }));
+    await store.putToken(token('t2', 'p1'));
+    expect(await store.findTokenByHash('hash-t1')).toMatchObject({ id: 't1', expiresAt: 90_000_000_000 });
+    expect(await store.findTokenByHash('hash-t2')).not.toHaveProperty('expiresAt');
+    expect(await store.listTokens()).toEqual([
+      { id: 't1', principalId: 'p1', createdAt: 2_000, expiresAt: 90_000_000_000 },
+      { id: 't2', principalId: 'p1', createdAt: 2_000 },
+    ]);
+    await expect(store.putToken(token('t3', 'p1', { expiresAt: 1.5 }))).rejects.toThrow('token t3: expiresAt');
+  });
+
   it('refuses a token of an unknown principal, or with an id or hash in use, and stays usable', async () => {
     await expect(store.putToken(token('t1', 'nobody'))).rejects.toSatisfy(PrincipalNotFoundError.isInstance);
     await store.putPrincipal(principal('p1'));
@@ -508,6 +521,7 @@ describe('SqliteStore', () => {
       { version: 6, name: 'memories and artifacts', applied_at: expect.any(Number) },
       { version: 7, name: 'open parks by kind', applied_at: expect.any(Number) },
       { version: 8, name: 'retention', applied_at: expect.any(Number) },
+      { version: 9, name: 'tokens that expire', applied_at: expect.any(Number) },
     ]);
     expect(SQLITE_SCHEMA_VERSION).toBe(SQLITE_MIGRATIONS.length);
     expect(migrateSqlite(database)).toEqual([]);
@@ -765,7 +779,7 @@ describe('SqliteStore', () => {
     await store.putToken(token('t1', 'p1'));
     await store.revokeToken('t1', 9_000);
     expect(disk.database.prepare('SELECT * FROM tokens').all()).toEqual([
-      { id: 't1', principal_id: 'p1', hash: 'hash-t1', created_at: 2_000, revoked_at: 9_000 },
+      { id: 't1', principal_id: 'p1', hash: 'hash-t1', created_at: 2_000, revoked_at: 9_000, expires_at: null },
     ]);
     await store.close();
 

@@ -136,6 +136,11 @@ export function Tokens({ api }: { api: Api }) {
                 )}
               </span>
               <time class="muted">created {when(token.createdAt)}</time>
+              {token.expiresAt !== undefined && (
+                <time class="muted">
+                  {token.expiresAt <= Date.now() ? 'expired' : 'expires'} {when(token.expiresAt)}
+                </time>
+              )}
               {token.revokedAt !== undefined ? (
                 <span class="status status-cancelled">
                   <span aria-hidden="true">■ </span>revoked {when(token.revokedAt)}

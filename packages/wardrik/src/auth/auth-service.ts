@@ -14,6 +14,15 @@ export interface CreatePrincipalInput {
   readonly agents: readonly string[];
 }
 
+/** How a token is issued. */
+export interface IssueOptions {
+  /**
+   * When the token stops working on its own (ms since the epoch, in the future). Default: never;
+   * it works until revoked.
+   */
+  readonly expiresAt?: number;
+}
+
 /** The outcome of {@link AuthService.authenticate}. */
 export type Authentication =
   | { readonly ok: true; readonly principal: Principal; readonly tokenId: string }
@@ -36,6 +45,20 @@ function describeValue(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
   if (Array.isArray(value)) return 'an array';
   return value === null ? 'null' : typeof value;
+}
+
+/** Checks how a token is to be issued; throws `InvalidInputError` naming the field that is wrong. */
+function checkIssueOptions(options: IssueOptions, now: number): void {
+  const { expiresAt } = options;
+  if (expiresAt === undefined) return;
+  if (typeof expiresAt !== 'number' || !Number.isSafeInteger(expiresAt)) {
+    throw new InvalidInputError(`expiresAt must be a time in ms since the epoch, got ${describeValue(expiresAt)}`);
+  }
+  if (expiresAt <= now) {
+    throw new InvalidInputError(
+      `expiresAt must be in the future, got ${new Date(expiresAt).toISOString()} (now ${new Date(now).toISOString()})`,
+    );
+  }
 }
 
 /** Checks a new principal's fields; throws `InvalidInputError` naming the first field that is wrong. */
@@ -113,7 +136,10 @@ export class AuthService {
    * @param clock the time in ms, for `createdAt` and `revokedAt`; `Date.now` by default.
    */
   /** Tokens recently accepted, so a busy API doesn't ask the store on every request. */
-  readonly #accepted = new Map<string, { readonly result: Authentication; readonly until: number }>();
+  readonly #accepted = new Map<
+    string,
+    { readonly result: Authentication; readonly until: number; readonly expiresAt?: number }
+  >();
   /** Who is told when a token is revoked through this service. */
   readonly #revocationListeners = new Set<(tokenId: string) => void>();
 
@@ -125,7 +151,8 @@ export class AuthService {
   /**
    * Checks an `Authorization` header value (`Bearer <token>`, the scheme in any case). Never
    * throws for bad input; the reason is one of "missing bearer token", "malformed Authorization
-   * header: expected 'Bearer <token>'", "unknown token", "token revoked". A failing store rejects.
+   * header: expected 'Bearer <token>'", "unknown token", "token revoked", "token expired". A
+   * failing store rejects.
    *
    * @example
    * ```ts
@@ -143,14 +170,22 @@ export class AuthService {
     if (!isTokenShaped(token)) return { ok: false, reason: 'unknown token' };
     const now = Date.now();
     const cached = this.#accepted.get(token);
-    if (cached && cached.until > now) return cached.result;
+    // Trusted for a second at most, and never past the token's expiry.
+    if (cached && cached.until > now && !(cached.expiresAt !== undefined && cached.expiresAt <= this.clock())) {
+      return cached.result;
+    }
     const hash = hashToken(token);
     const found = await this.store.findTokenByHash(hash);
     if (found === undefined || !sameHash(found.hash, hash)) return { ok: false, reason: 'unknown token' };
     if (found.revokedAt !== undefined) return { ok: false, reason: 'token revoked' };
+    if (found.expiresAt !== undefined && found.expiresAt <= this.clock()) return { ok: false, reason: 'token expired' };
     const result: Authentication = { ok: true, principal: found.principal, tokenId: found.id };
     if (this.#accepted.size >= ACCEPTED_TOKENS_KEPT) this.#accepted.clear();
-    this.#accepted.set(token, { result, until: now + ACCEPTED_FOR_MS });
+    this.#accepted.set(token, {
+      result,
+      until: now + ACCEPTED_FOR_MS,
+      ...(found.expiresAt === undefined ? {} : { expiresAt: found.expiresAt }),
+    });
     return result;
   }
 
@@ -182,21 +217,32 @@ export class AuthService {
   }
 
   /**
-   * Issues a new token for a principal. The secret is in the result and nowhere else: the store
-   * keeps its hash. Throws `PrincipalNotFoundError` for an unknown principal.
+   * Issues a new token for a principal, working until revoked or, with `expiresAt`, until then.
+   * The secret is in the result and nowhere else: the store keeps its hash. Throws
+   * `PrincipalNotFoundError` for an unknown principal, `InvalidInputError` for an `expiresAt` that
+   * is not a time in the future.
    *
    * @example
    * ```ts
    * const { token, info } = await auth.issueToken(principal.id);
    * console.log(`Authorization: Bearer ${token}`, info.id);
+   * // one that stops working in 90 days
+   * await auth.issueToken(principal.id, { expiresAt: Date.now() + 90 * 86_400_000 });
    * ```
    */
-  async issueToken(principalId: string): Promise<IssuedToken> {
+  async issueToken(principalId: string, options: IssueOptions = {}): Promise<IssuedToken> {
+    const createdAt = this.clock();
+    checkIssueOptions(options, createdAt);
     if ((await this.store.getPrincipal(principalId)) === undefined) {
       throw new PrincipalNotFoundError(`no principal has the id ${principalId}`);
     }
     const token = generateToken();
-    const info: TokenInfo = { id: generateTokenId(), principalId, createdAt: this.clock() };
+    const info: TokenInfo = {
+      id: generateTokenId(),
+      principalId,
+      createdAt,
+      ...(options.expiresAt === undefined ? {} : { expiresAt: options.expiresAt }),
+    };
     await this.store.putToken({ ...info, hash: hashToken(token) });
     return { token, info };
   }
@@ -213,28 +259,35 @@ export class AuthService {
    */
   async createPrincipalWithToken(
     input: CreatePrincipalInput,
+    options: IssueOptions = {},
   ): Promise<{ principal: Principal; token: string; info: TokenInfo }> {
+    checkIssueOptions(options, this.clock());
     const principal = await this.createPrincipal(input);
-    const { token, info } = await this.issueToken(principal.id);
+    const { token, info } = await this.issueToken(principal.id, options);
     return { principal, token, info };
   }
 
   /**
    * A new token for the principal named `input.name`: an existing one gets another token (its
    * role, kind and agents must match what is given, if anything is); a new name is created, and
-   * then needs a role. Throws `InvalidInputError` naming what does not fit.
+   * then needs a role. `expiresAt`: when the token stops working on its own. Throws
+   * `InvalidInputError` naming what does not fit.
    *
    * @example
    * ```ts
    * const { token, principal, created } = await auth.tokenFor({ name: 'bob', role: 'user', agents: ['support'] });
    * ```
    */
-  async tokenFor(input: {
-    readonly name: string;
-    readonly role?: Role;
-    readonly kind?: PrincipalKind;
-    readonly agents?: readonly string[];
-  }): Promise<IssuedToken & { principal: Principal; created: boolean }> {
+  async tokenFor(
+    input: {
+      readonly name: string;
+      readonly role?: Role;
+      readonly kind?: PrincipalKind;
+      readonly agents?: readonly string[];
+    } & IssueOptions,
+  ): Promise<IssuedToken & { principal: Principal; created: boolean }> {
+    const issue: IssueOptions = input.expiresAt === undefined ? {} : { expiresAt: input.expiresAt };
+    checkIssueOptions(issue, this.clock());
     const existing = await this.findPrincipalByName(input.name);
     if (existing) {
       const differs =
@@ -247,7 +300,7 @@ export class AuthService {
             'leave out role, kind and agents to give it another token',
         );
       }
-      return { ...(await this.issueToken(existing.id)), principal: existing, created: false };
+      return { ...(await this.issueToken(existing.id, issue)), principal: existing, created: false };
     }
     if (!input.role)
       throw new InvalidInputError(`role: ${input.name} is new; give it a role (admin, operator, user, worker)`);
@@ -257,7 +310,7 @@ export class AuthService {
       kind: input.kind ?? (input.role === 'worker' ? 'worker' : 'user'),
       agents: input.agents ?? ['*'],
     });
-    return { ...(await this.issueToken(principal.id)), principal, created: true };
+    return { ...(await this.issueToken(principal.id, issue)), principal, created: true };
   }
 
   /**
@@ -344,7 +397,8 @@ export class AuthService {
   }
 
   /**
-   * Tokens (all, or one principal's), oldest first, revoked ones included; never their secrets.
+   * Tokens (all, or one principal's), oldest first, revoked and expired ones included; never their
+   * secrets.
    *
    * @example
    * ```ts

@@ -27,6 +27,8 @@ export interface TokenInfo {
   readonly principalId: string;
   readonly createdAt: number;
   readonly revokedAt?: number;
+  /** When it stops working on its own (ms since the epoch); none: it works until revoked. */
+  readonly expiresAt?: number;
 }
 
 /** Every action the API checks. */

@@ -332,7 +332,16 @@ export function createApp(options: AppOptions): Hono<Env> {
         allow(principal, 'tokens.manage');
         const body = await readBody(c, CreateTokenBody, limit);
         const issued = await auth.tokenFor(body);
-        return c.json({ token: issued.token, tokenId: issued.info.id, principal: issued.principal }, 201);
+        const { expiresAt } = issued.info;
+        return c.json(
+          {
+            token: issued.token,
+            tokenId: issued.info.id,
+            principal: issued.principal,
+            ...(expiresAt === undefined ? {} : { expiresAt }),
+          },
+          201,
+        );
       },
     },
     {

@@ -110,6 +110,11 @@ export const CreateTokenBody = z
     role: z.enum(['admin', 'operator', 'user', 'worker']).optional().describe('Required for a new principal.'),
     kind: z.enum(['user', 'service', 'worker']).optional(),
     agents: z.array(z.string().min(1)).min(1).optional().describe("The agents it may use; ['*'] for all."),
+    expiresAt: z
+      .number()
+      .int()
+      .optional()
+      .describe('When the token stops working on its own (ms since the epoch, in the future). Default: never.'),
   })
   .strict();
 

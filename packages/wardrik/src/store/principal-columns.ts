@@ -26,6 +26,7 @@ export interface TokenColumns {
   readonly hash: string;
   readonly created_at: number;
   readonly revoked_at: number | null;
+  readonly expires_at: number | null;
 }
 
 const ROLES: readonly Role[] = ['admin', 'operator', 'user', 'worker'];
@@ -85,6 +86,7 @@ export function tokenColumns(token: TokenInfo & { readonly hash: string }): Toke
     hash: nonEmptyString(token.hash, `token ${id}: hash`),
     created_at: time(token.createdAt, `token ${id}: createdAt`),
     revoked_at: token.revokedAt === undefined ? null : time(token.revokedAt, `token ${id}: revokedAt`),
+    expires_at: token.expiresAt === undefined ? null : time(token.expiresAt, `token ${id}: expiresAt`),
   };
 }
 
@@ -95,6 +97,7 @@ export function tokenInfoFrom(columns: TokenColumns): TokenInfo {
     principalId: columns.principal_id,
     createdAt: columns.created_at,
     ...(columns.revoked_at === null ? {} : { revokedAt: columns.revoked_at }),
+    ...(columns.expires_at === null || columns.expires_at === undefined ? {} : { expiresAt: columns.expires_at }),
   };
 }
 

@@ -22,7 +22,9 @@ export async function runTokens(parsed: Parsed): Promise<number> {
   if (rest.length > expected) {
     throw usageError(`unexpected argument ${JSON.stringify(rest[expected])}`, tokens.usage);
   }
-  const createOnly = ['name', 'role', 'agents', 'kind'].filter((option) => parsed.values[option] !== undefined);
+  const createOnly = ['name', 'role', 'agents', 'kind', 'expires-in'].filter(
+    (option) => parsed.values[option] !== undefined,
+  );
   if (action !== 'create' && createOnly.length > 0) {
     throw usageError(`--${createOnly[0]} goes with create only`, tokens.usage);
   }
@@ -48,6 +50,25 @@ interface CreateInput {
   readonly role: Role | undefined;
   readonly kind: PrincipalKind | undefined;
   readonly agents: readonly string[] | undefined;
+  /** How long the token works once issued (ms); none: until revoked. */
+  readonly expiresInMs?: number;
+}
+
+/** A duration such as 90d, 12h, 30m or 45s, in ms. */
+const DURATION = /^(\d{1,9})(d|h|m|s)$/;
+const UNIT_MS: Record<string, number> = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1_000 };
+
+function durationMs(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const match = DURATION.exec(text.trim());
+  const ms = match ? Number(match[1]) * (UNIT_MS[match[2] as string] as number) : 0;
+  if (!match || ms <= 0 || !Number.isSafeInteger(Date.now() + ms)) {
+    throw usageError(
+      `--expires-in expects a duration such as 90d, 12h, 30m or 45s (more than 0), got ${JSON.stringify(text)}`,
+      tokens.usage,
+    );
+  }
+  return ms;
 }
 
 function createInput(parsed: Parsed): CreateInput {
@@ -69,7 +90,14 @@ function createInput(parsed: Parsed): CreateInput {
   if (agents !== undefined && agents.length === 0) {
     throw usageError('--agents expects agent names separated by commas, or *', tokens.usage);
   }
-  return { name, role: role as Role | undefined, kind: kind as PrincipalKind | undefined, agents };
+  const expiresInMs = durationMs(stringOption(parsed, 'expires-in'));
+  return {
+    name,
+    role: role as Role | undefined,
+    kind: kind as PrincipalKind | undefined,
+    agents,
+    ...(expiresInMs === undefined ? {} : { expiresInMs }),
+  };
 }
 
 /** Refuses agents the config does not define (a token for them could never be used); `*` is every agent. */
@@ -90,18 +118,30 @@ async function create(auth: AuthService, input: CreateInput, asJson: boolean, hi
   }
   let issued: Awaited<ReturnType<AuthService['tokenFor']>>;
   try {
-    issued = await auth.tokenFor(input);
+    // From when it is issued (loading the config and the store takes a moment).
+    const { expiresInMs, ...who } = input;
+    issued = await auth.tokenFor({
+      ...who,
+      ...(expiresInMs === undefined ? {} : { expiresAt: Date.now() + expiresInMs }),
+    });
   } catch (thrown) {
     if (InvalidInputError.isInstance(thrown)) throw new CliError(EXIT.failed, thrown.message);
     throw thrown;
   }
   const { principal } = issued;
   if (asJson) {
-    printJson({ token: issued.token, tokenId: issued.info.id, principal });
+    const { expiresAt: expires } = issued.info;
+    printJson({
+      token: issued.token,
+      tokenId: issued.info.id,
+      principal,
+      ...(expires === undefined ? {} : { expiresAt: expires }),
+    });
     return EXIT.ok;
   }
   print(`Token for ${describePrincipal(principal)} (shown once; keep it):`);
   print(`  ${issued.token}`);
+  if (issued.info.expiresAt !== undefined) print(`It stops working on its own at ${when(issued.info.expiresAt)}.`);
   print(`Its id is ${issued.info.id}; revoke it with: ${commandHint(`tokens revoke ${issued.info.id}`, hints)}`);
   return EXIT.ok;
 }
@@ -119,7 +159,7 @@ async function list(auth: AuthService, asJson: boolean): Promise<number> {
   }
   print(
     table(
-      ['ID', 'PRINCIPAL', 'ROLE', 'AGENTS', 'CREATED', 'REVOKED'],
+      ['ID', 'PRINCIPAL', 'ROLE', 'AGENTS', 'CREATED', 'EXPIRES', 'REVOKED'],
       all.map((token) => {
         const principal = byId.get(token.principalId);
         return [
@@ -128,6 +168,9 @@ async function list(auth: AuthService, asJson: boolean): Promise<number> {
           principal?.role ?? '?',
           principal?.agents.join(',') ?? '?',
           when(token.createdAt),
+          token.expiresAt === undefined
+            ? '-'
+            : `${when(token.expiresAt)}${token.expiresAt <= Date.now() ? ' (expired)' : ''}`,
           token.revokedAt === undefined ? '-' : when(token.revokedAt),
         ];
       }),

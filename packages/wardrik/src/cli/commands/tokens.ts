@@ -8,7 +8,7 @@ export const KINDS: readonly PrincipalKind[] = ['user', 'service', 'worker'];
 export const tokens: Command = {
   name: 'tokens',
   summary: 'create, list and revoke tokens (on the config’s store; no server needed)',
-  usage: `Usage: wardrik tokens create --name NAME [--role ROLE] [--agents A,B] [--kind KIND]
+  usage: `Usage: wardrik tokens create --name NAME [--role ROLE] [--agents A,B] [--kind KIND] [--expires-in D]
        wardrik tokens list
        wardrik tokens revoke TOKEN_ID
 
@@ -19,6 +19,8 @@ create  gives NAME a new token, shown once. A new NAME needs --role; an existing
           --role R      ${ROLES.join(', ')}
           --agents A,B  the agents it may use (default: all, '*')
           --kind K      ${KINDS.join(', ')} (default: worker for the worker role, else user)
+          --expires-in D  the token stops working on its own after D: 90d, 12h, 30m, 45s
+                          (default: it works until revoked)
 list    lists tokens (never their secrets) with their principals
 revoke  revokes a token by its id (tok_…): it stops working at once
 
@@ -32,6 +34,7 @@ ${COMMON_HELP}`,
     role: { type: 'string' },
     agents: { type: 'string' },
     kind: { type: 'string' },
+    'expires-in': { type: 'string' },
   },
   async run(parsed) {
     // The implementation loads the runtime: only this command pays for it, not every CLI start.

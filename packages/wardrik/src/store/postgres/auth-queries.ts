@@ -53,9 +53,9 @@ export async function listPrincipals(client: pg.ClientBase): Promise<Principal[]
 export async function putToken(client: pg.ClientBase, token: TokenColumns): Promise<void> {
   try {
     await client.query({
-      name: 'wardrik_put_token_v1',
-      text: 'INSERT INTO tokens (id, principal_id, hash, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5)',
-      values: [token.id, token.principal_id, token.hash, token.created_at, token.revoked_at],
+      name: 'wardrik_put_token_v2',
+      text: 'INSERT INTO tokens (id, principal_id, hash, created_at, revoked_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)',
+      values: [token.id, token.principal_id, token.hash, token.created_at, token.revoked_at, token.expires_at],
     });
   } catch (cause) {
     const code = errorCode(cause);
@@ -86,8 +86,8 @@ export async function findTokenByHash(
   hash: string,
 ): Promise<(TokenInfo & { hash: string; principal: Principal }) | undefined> {
   const { rows } = await client.query<TokenWithPrincipalColumns>({
-    name: 'wardrik_find_token_v1',
-    text: `SELECT t.id, t.principal_id, t.hash, t.created_at, t.revoked_at,
+    name: 'wardrik_find_token_v2',
+    text: `SELECT t.id, t.principal_id, t.hash, t.created_at, t.revoked_at, t.expires_at,
              p.name AS principal_name, p.kind AS principal_kind, p.role AS principal_role,
              p.agents AS principal_agents, p.created_at AS principal_created_at
            FROM tokens t JOIN principals p ON p.id = t.principal_id WHERE t.hash = $1`,

@@ -290,6 +290,14 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       );
     `,
   },
+  {
+    version: 10,
+    name: 'tokens that expire',
+    sql: `
+      -- When a token stops working on its own (ms); null: it works until revoked.
+      ALTER TABLE tokens ADD COLUMN expires_at bigint;
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

@@ -211,6 +211,14 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX memories_at ON memories (at);
     `,
   },
+  {
+    version: 9,
+    name: 'tokens that expire',
+    sql: `
+      -- When a token stops working on its own (ms); null: it works until revoked.
+      ALTER TABLE tokens ADD COLUMN expires_at INTEGER;
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

@@ -995,7 +995,7 @@ function prepare(database: Database.Database): Statements {
     getPrincipal: database.prepare<[string], PrincipalColumns>('SELECT * FROM principals WHERE id = ?'),
     listPrincipals: database.prepare<[], PrincipalColumns>('SELECT * FROM principals ORDER BY name'),
     findTokenByHash: database.prepare<[string], TokenWithPrincipalColumns>(
-      `SELECT t.id, t.principal_id, t.hash, t.created_at, t.revoked_at,
+      `SELECT t.id, t.principal_id, t.hash, t.created_at, t.revoked_at, t.expires_at,
          p.name AS principal_name, p.kind AS principal_kind, p.role AS principal_role,
          p.agents AS principal_agents, p.created_at AS principal_created_at
        FROM tokens t JOIN principals p ON p.id = t.principal_id WHERE t.hash = ?`,
@@ -1014,8 +1014,8 @@ function prepare(database: Database.Database): Statements {
      ON CONFLICT (id) DO UPDATE SET name = excluded.name, kind = excluded.kind, role = excluded.role,
        agents = excluded.agents, created_at = excluded.created_at`,
   );
-  const insertToken = database.prepare<[string, string, string, number, number | null]>(
-    'INSERT INTO tokens (id, principal_id, hash, created_at, revoked_at) VALUES (?, ?, ?, ?, ?)',
+  const insertToken = database.prepare<[string, string, string, number, number | null, number | null]>(
+    'INSERT INTO tokens (id, principal_id, hash, created_at, revoked_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
   );
   const putPrincipal = database.transaction((principal: PrincipalColumns) => {
     const named = principalNamed.get(principal.name);
@@ -1035,7 +1035,7 @@ function prepare(database: Database.Database): Statements {
     if (auth.getPrincipal.get(token.principal_id) === undefined) {
       throw new PrincipalNotFoundError(`no principal has the id ${token.principal_id}`);
     }
-    insertToken.run(token.id, token.principal_id, token.hash, token.created_at, token.revoked_at);
+    insertToken.run(token.id, token.principal_id, token.hash, token.created_at, token.revoked_at, token.expires_at);
   });
   const memories = prepareMemories(database);
   const artifacts = prepareArtifacts(database);
