@@ -359,12 +359,24 @@ async function cliFlow(app: string, configName: string): Promise<void> {
   await stopped;
 }
 
+/** How a user's tsconfig resolves modules. */
+interface ModuleSettings {
+  readonly module: string;
+  readonly moduleResolution: string;
+  readonly skipLibCheck?: boolean;
+  readonly esModuleInterop?: boolean;
+}
+
 /**
  * Compiles `files` in `app` with this repository's TypeScript as a user's strict project would:
  * `strict`, `noUncheckedIndexedAccess`, `skipLibCheck: false` (every .d.ts the packages bring in
- * is checked), NodeNext modules. Returns tsc's output.
+ * is checked), NodeNext modules unless `settings` says. Returns tsc's output.
  */
-async function compile(app: string, files: readonly string[]): Promise<Result> {
+async function compile(
+  app: string,
+  files: readonly string[],
+  settings: ModuleSettings = { module: 'NodeNext', moduleResolution: 'NodeNext' },
+): Promise<Result> {
   const tsconfig = {
     compilerOptions: {
       strict: true,
@@ -372,14 +384,15 @@ async function compile(app: string, files: readonly string[]): Promise<Result> {
       skipLibCheck: false,
       noEmit: true,
       target: 'ES2022',
-      module: 'NodeNext',
-      moduleResolution: 'NodeNext',
+      ...settings,
       types: ['node'],
     },
     files,
   };
-  writeFileSync(join(app, 'tsconfig.json'), `${JSON.stringify(tsconfig, null, 2)}\n`);
-  return run(process.execPath, [join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', app], app, 300_000);
+  // A file of its own per setting: tests in one app compile at the same time.
+  const config = `tsconfig.${settings.module}-${settings.moduleResolution}.json`.toLowerCase();
+  writeFileSync(join(app, config), `${JSON.stringify(tsconfig, null, 2)}\n`);
+  return run(process.execPath, [join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', config], app, 300_000);
 }
 
 /** A program of our own that uses each package the way the README does (it stands whatever the README's examples become). */
@@ -460,6 +473,26 @@ describe('in an app made by `npm init -y` ("type": "commonjs")', () => {
     const compiled = await compile(app, ['program.ts', 'example-config.mts']);
     expect(compiled.code, shown(compiled)).toBe(0);
   }, 300_000);
+
+  it.concurrent('CommonJS TypeScript compiles under the module settings the README advises: node20, commonjs (typesVersions), not node16', async () => {
+    const app = apps.get('commonjs') ?? '';
+    writeFileSync(join(app, 'settings-program.ts'), COMMONJS_PROGRAM);
+    for (const settings of [
+      { module: 'node20', moduleResolution: 'node16' },
+      // moduleResolution node10 ignores "exports": wardrik/testing is found through typesVersions.
+      // As `tsc --init` writes it: the declarations of dependencies (zod, pino, the AI SDK) need
+      // esModuleInterop, or do not resolve under node10 at all, so skipLibCheck too.
+      { module: 'commonjs', moduleResolution: 'node10', esModuleInterop: true, skipLibCheck: true },
+    ]) {
+      const compiled = await compile(app, ['settings-program.ts'], settings);
+      expect({ settings, code: compiled.code, output: shown(compiled) }).toMatchObject({ settings, code: 0 });
+    }
+    // node16 (and node18) model a Node.js that cannot require() an ES module: the README says to use
+    // node20 or nodenext instead, which model Node.js 22.12+, where it can.
+    const old = await compile(app, ['settings-program.ts'], { module: 'node16', moduleResolution: 'node16' });
+    expect(old.code).not.toBe(0);
+    expect(old.stdout).toContain('TS1479');
+  }, 300_000);
 });
 
 describe('in an app with "type": "module"', () => {
@@ -481,6 +514,13 @@ describe('in an app with "type": "module"', () => {
       files.push('readme.ts');
     }
     const compiled = await compile(app, files);
+    expect(compiled.code, shown(compiled)).toBe(0);
+  }, 300_000);
+
+  it.concurrent('ES module TypeScript compiles for a bundler too (module preserve, moduleResolution bundler)', async () => {
+    const app = apps.get('module') ?? '';
+    writeFileSync(join(app, 'bundler-program.ts'), PROGRAM);
+    const compiled = await compile(app, ['bundler-program.ts'], { module: 'preserve', moduleResolution: 'bundler' });
     expect(compiled.code, shown(compiled)).toBe(0);
   }, 300_000);
 });
