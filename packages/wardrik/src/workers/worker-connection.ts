@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { McpTool, Progress } from '@wardrik/core';
+import { type JsonRpcId, type JsonRpcResponse, parseJsonRpcFrame, RPC } from '@wardrik/core/wire';
 import type { WebSocket } from 'ws';
 import type { Principal } from '../auth/types.js';
-import { type JsonRpcId, type JsonRpcResponse, parseFrame, RPC } from './json-rpc.js';
 import { acceptListedTools, truncateBytes } from './listed-tool.js';
 import { type CallOutcome, type Pending, PendingCall, type Reply } from './pending-call.js';
 import { readProgress } from './progress-notification.js';
@@ -302,7 +302,7 @@ export class WorkerConnection {
       this.#fault(null, RPC.invalidRequest, 'binary frames are not used; send JSON text');
       return;
     }
-    const parsed = parseFrame(text);
+    const parsed = parseJsonRpcFrame(text);
     if (parsed.kind === 'invalid') {
       this.#fault(parsed.id, parsed.code, parsed.reason);
       return;
