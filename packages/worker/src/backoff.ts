@@ -1,3 +1,5 @@
+import { backoffDelay as retryDelay } from '@wardrik/core/wire';
+
 /** How a worker reconnects after its connection to Wardrik is lost or cannot be opened. */
 export interface ReconnectOptions {
   /** The delay before the first retry, in milliseconds (default 500). */
@@ -43,7 +45,8 @@ export function reconnectPolicy(options: ReconnectOptions = {}): ReconnectPolicy
 /**
  * The delay before retry number `attempt` (1 for the first retry): exponential from
  * `initialDelayMs`, capped at `maxDelayMs`, with "equal jitter" (between half and all of it) so
- * that many workers dropped at once do not all come back at the same moment.
+ * that many workers dropped at once do not all come back at the same moment; in whole
+ * milliseconds. The arithmetic is `@wardrik/core/wire`'s, which Wardrik's own retries use too.
  *
  * @example
  * ```ts
@@ -51,7 +54,6 @@ export function reconnectPolicy(options: ReconnectOptions = {}): ReconnectPolicy
  * ```
  */
 export function backoffDelay(policy: ReconnectPolicy, attempt: number, random: () => number = Math.random): number {
-  const exponential = policy.initialDelayMs * 2 ** Math.max(0, attempt - 1);
-  const capped = Math.min(policy.maxDelayMs, exponential);
-  return Math.round(capped / 2 + (random() * capped) / 2);
+  const retry = { attempts: policy.maxAttempts, baseDelayMs: policy.initialDelayMs, maxDelayMs: policy.maxDelayMs };
+  return Math.round(retryDelay(retry, attempt, random));
 }

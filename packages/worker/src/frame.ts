@@ -1,4 +1,5 @@
 import { type JSONRPCMessage, JSONRPCMessageSchema, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { isJsonObject, RPC, readJson } from '@wardrik/core/wire';
 
 /** A frame read as one JSON-RPC message, or why it is not one. */
 export type ParsedFrame =
@@ -15,7 +16,9 @@ const preview = (text: string): string =>
 
 /**
  * Reads one frame of text as one JSON-RPC 2.0 message. The message is the JSON as it came (not a
- * re-serialised copy), so that forwarding it changes nothing.
+ * re-serialised copy), so that forwarding it changes nothing. Stricter than the hub's
+ * `parseJsonRpcFrame` (`@wardrik/core/wire`, whose JSON reading this shares): a message must be
+ * what the MCP SDK's `JSONRPCMessageSchema` accepts.
  *
  * @example
  * ```ts
@@ -24,12 +27,9 @@ const preview = (text: string): string =>
  * ```
  */
 export function parseFrame(text: string): ParsedFrame {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    return { type: 'malformed', reason: `frame is not JSON (${(error as Error).message}): ${preview(text)}` };
-  }
+  const read = readJson(text);
+  if (!read.ok) return { type: 'malformed', reason: `frame is not JSON (${read.reason}): ${preview(text)}` };
+  const value = read.value;
   if (isPlainRequest(value)) return { type: 'message', message: value as JSONRPCMessage };
   const checked = JSONRPCMessageSchema.safeParse(value);
   if (checked.success) return { type: 'message', message: value as JSONRPCMessage };
@@ -50,8 +50,8 @@ const RELATED_TASK = 'io.modelcontextprotocol/related-task';
  * only what `JSONRPCMessageSchema` accepts; anything else goes to the schema, which decides.
  */
 function isPlainRequest(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const message = value as Record<string, unknown>;
+  if (!isJsonObject(value)) return false;
+  const message = value;
   if (message.jsonrpc !== '2.0' || typeof message.method !== 'string') return false;
   let keys = 2;
   if ('id' in message) {
@@ -61,10 +61,10 @@ function isPlainRequest(value: unknown): boolean {
   if ('params' in message) {
     const params = message.params;
     if (params !== undefined) {
-      if (!isObject(params)) return false;
-      const meta = (params as Record<string, unknown>)._meta as Record<string, unknown> | undefined;
+      if (!isJsonObject(params)) return false;
+      const meta = params._meta;
       if (meta !== undefined) {
-        if (!isObject(meta)) return false;
+        if (!isJsonObject(meta)) return false;
         const { progressToken } = meta;
         if (progressToken !== undefined && !isRequestId(progressToken)) return false;
         if (RELATED_TASK in meta) return false; // rare: let the schema check it
@@ -77,10 +77,6 @@ function isPlainRequest(value: unknown): boolean {
 
 function isRequestId(id: unknown): boolean {
   return typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id));
-}
-
-function isObject(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The id of something that looks like a request (it has a method), if it has a usable one. */
@@ -100,5 +96,5 @@ function requestIdOf(value: unknown): RequestId | undefined {
  * ```
  */
 export function invalidRequest(id: RequestId, reason: string): JSONRPCMessage {
-  return { jsonrpc: '2.0', id, error: { code: -32600, message: `Invalid request: ${reason}` } };
+  return { jsonrpc: '2.0', id, error: { code: RPC.invalidRequest, message: `Invalid request: ${reason}` } };
 }
