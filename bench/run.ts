@@ -17,6 +17,7 @@ const benches: Record<string, () => Promise<{ main: () => Promise<unknown> }>> =
   responsiveness: () => import('./responsiveness.ts'),
   retention: () => import('./retention.ts'),
   agentdojo: () => import('./agentdojo.ts'),
+  'import-cost': () => import('./import-cost.ts'),
 };
 
 const filter = process.argv[2];
