@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { signalChildProcess, type TrackedChildProcess, trackChildProcess } from './child-processes.js';
+import { signalChildProcess, type TrackedChildProcess, trackChildProcess } from '@wardrik/core/child-processes';
 import { parseFrame } from './frame.js';
 
 /** How to start a stdio MCP server as a child process. */

@@ -1,8 +1,8 @@
+export { stopChildProcesses } from '@wardrik/core/child-processes';
 export { backoffDelay, type ReconnectOptions, type ReconnectPolicy, reconnectPolicy } from './backoff.js';
 export { type Bridge, type BridgeOptions, startBridge } from './bridge.js';
 export { BRIDGE_USAGE, type BridgeArguments, parseBridgeArguments, UsageError } from './bridge-arguments.js';
 export { type ChildExit, ChildProcessTransport, type ChildProcessTransportOptions } from './child-process-transport.js';
-export { stopChildProcesses } from './child-processes.js';
 export { type ConnectWorkerOptions, connectWorker, type WorkerServer } from './connect-worker.js';
 export {
   type ConnectionLoopOptions,

@@ -1,5 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { signalChildProcess, type TrackedChildProcess, trackChildProcess } from './child-processes.js';
+import { signalChildProcess, type TrackedChildProcess, trackChildProcess } from '@wardrik/core/child-processes';
 
 /** How long a stopping server has after its stdin closed, and again after SIGTERM, before the next step (ms). */
 const STOP_GRACE_MS = 500;
@@ -16,7 +16,7 @@ export interface ServerProcessOptions {
 /**
  * A stdio server's process, started in a process group of its own (on POSIX), so that stopping it
  * stops whatever it started too (`npx` runs the server as its child; a shell script, its commands),
- * and kept on the list of children this process stops when it ends (see `child-processes.ts`).
+ * and kept on the list of children this process stops when it ends (see `@wardrik/core/child-processes`).
  *
  * @example
  * ```ts

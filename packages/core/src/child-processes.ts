@@ -1,8 +1,10 @@
 import { isMainThread } from 'node:worker_threads';
 
 /**
- * The child processes this process started and must not leave behind (stdio MCP servers), and
- * what stops them when this process ends without closing them first.
+ * The child processes this process started and must not leave behind (stdio MCP servers: Wardrik's
+ * stdio toolsets, `@wardrik/worker`'s bridge), and what stops them when this process ends without
+ * closing them first. One list for both packages; the only part of `@wardrik/core` that touches the
+ * process, so it has a subpath of its own (`@wardrik/core/child-processes`), apart from the tool API.
  *
  * While at least one is running:
  * - on `'exit'` (a normal end, `process.exit()`, an uncaught exception, a handled signal that
@@ -17,7 +19,7 @@ import { isMainThread } from 'node:worker_threads';
  * and a stdio server that exits on end of input (as MCP's stdio transport asks) ends with it.
  */
 
-/** Marks the signal listeners that only stop children, here and in any other copy of this module. */
+/** Marks the signal listeners that only stop children, in any copy of this module (another version installed beside this one). */
 const STOPS_CHILD_PROCESSES = Symbol.for('wardrik.stopsChildProcesses');
 
 /** The signals that end a process by default and that a process is usually stopped with. */
@@ -60,11 +62,11 @@ export function signalChildProcess(child: TrackedChildProcess, signal: NodeJS.Si
 }
 
 /**
- * Kills (SIGKILL) every stdio MCP server this process started and has not stopped yet, with the
- * processes they started, at once and synchronously; returns how many there were. Wardrik calls it
- * when the process exits (and on SIGINT, SIGTERM or SIGHUP when nothing else handles them); call
- * it yourself on a path that ends the process some other way. Prefer closing the toolsets
- * (`wardrik.close()`), which lets each server end gracefully first.
+ * Kills (SIGKILL) every stdio MCP server this process started (a `ChildProcessTransport`, a stdio
+ * toolset) and has not stopped yet, with the processes they started, at once and synchronously;
+ * returns how many there were. It runs when the process exits (and on SIGINT, SIGTERM or SIGHUP
+ * when nothing else handles them); call it yourself on a path that ends the process some other
+ * way. Prefer closing them (`close()`, `wardrik.close()`), which lets each server end gracefully first.
  *
  * @example
  * ```ts
