@@ -1,6 +1,6 @@
 import type { CallToolResult, GetTaskResult } from '@modelcontextprotocol/sdk/types.js';
 import { type CompleteExternal, type ExternalOutcome, mcpResultToAnswer } from '@wardrik/core';
-import { backoffDelay } from '../runtime/backoff.js';
+import { backoffDelay } from '@wardrik/core/wire';
 import { CONNECTION_CLOSED, describeFailure, REQUEST_TIMEOUT } from './describe-failure.js';
 import type { McpServerConnection } from './mcp-server-connection.js';
 

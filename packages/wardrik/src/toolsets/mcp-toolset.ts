@@ -9,7 +9,7 @@ import {
   type Toolset,
   type ToolsetContext,
 } from '@wardrik/core';
-import { backoffDelay } from '../runtime/backoff.js';
+import { backoffDelay } from '@wardrik/core/wire';
 import { onAbort } from '../runtime/on-abort.js';
 import { type ListedDefinition, reviewDefinition, type ToolListing, unpinnedOf } from './listed-definition.js';
 import { acceptMcpListing, rejectionReason } from './mcp-listing.js';
