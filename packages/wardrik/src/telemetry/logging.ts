@@ -1,6 +1,8 @@
 import { createRequire } from 'node:module';
-import { type DestinationStream, type Logger, pino, stdTimeFunctions } from 'pino';
+import type * as Pino from 'pino';
+import type { DestinationStream, Logger } from 'pino';
 import type PinoPretty from 'pino-pretty';
+import { loadNow } from '../lazy-package.js';
 import type { HookEvents, HookName, Hooks, TraceCarrier } from '../runtime/hooks.js';
 import { fromCarrier } from './trace-carrier.js';
 
@@ -55,6 +57,7 @@ const TOKEN_TEXT = /\bwdk_[A-Za-z0-9_-]+|\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/
  * ```
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
+  const { pino, stdTimeFunctions } = loadNow<typeof Pino>('pino', 'logging (createLogger)');
   const secrets = (options.secrets ?? []).filter((secret) => secret.length >= 4);
   const scrub = (text: string): string => {
     let clean = text.replace(TOKEN_TEXT, (_found, scheme?: string) => (scheme ? `${scheme} [redacted]` : '[redacted]'));

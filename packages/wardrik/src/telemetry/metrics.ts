@@ -1,10 +1,11 @@
 import type { Toolset } from '@wardrik/core';
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { ParkKind } from '../journal/records.js';
 import type { HookEvents, HookName, Hooks } from '../runtime/hooks.js';
 import { isUnpinnedDefinitionSource, type UnpinnedDefinitionSource } from '../toolsets/tool-pins.js';
 import { registerEventLoopLag } from './event-loop-lag.js';
 import { type OpenParkSource, registerOldestParks } from './park-age.js';
+import { promClient } from './prom-client.js';
 import { countPurges } from './purge-metrics.js';
 import { type CounterSeries, type HistogramSeries, SeriesCounter, SeriesHistogram } from './series-metrics.js';
 import { countTakeOvers, type TakeOverSource } from './takeover-metrics.js';
@@ -78,7 +79,8 @@ interface ModelSeries {
 
 /** Counts a runtime's runs, calls, model calls, parks, commits and workers as Prometheus metrics. */
 export function enableMetrics(wardrik: MeteredRuntime, options: MetricsOptions = {}): WardrikMetrics {
-  const registry = options.registry ?? new Registry();
+  const { Counter, collectDefaultMetrics, Gauge, Histogram, Registry: NewRegistry } = promClient();
+  const registry = options.registry ?? new NewRegistry();
   const registers = [registry];
   let stopLag: (() => void) | undefined;
   if (options.processMetrics !== false) {

@@ -1,5 +1,6 @@
-import { Gauge, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { ParkKind } from '../journal/records.js';
+import { promClient } from './prom-client.js';
 
 /** What {@link registerOldestParks} reads: the open parks, oldest first. */
 export interface OpenParkSource {
@@ -24,6 +25,7 @@ const PARK_KINDS: readonly ParkKind[] = ['tool', 'approval', 'in_doubt', 'budget
  * ```
  */
 export function registerOldestParks(source: OpenParkSource, registry: Registry, stopped: () => boolean): void {
+  const { Gauge } = promClient();
   new Gauge({
     name: 'wardrik_park_oldest_open_seconds',
     help: 'How long the oldest open park of each kind has waited for its answer (read from the store when scraped).',

@@ -1,5 +1,6 @@
-import { Counter, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { Purged, PurgedKind } from '../runtime/retention-sweep.js';
+import { promClient } from './prom-client.js';
 
 /** What retention deletes, by kind: each has a series from the first scrape on (at 0). */
 const KINDS: readonly PurgedKind[] = ['runs', 'journal_records', 'sessions', 'memories', 'artifact_versions'];
@@ -26,6 +27,7 @@ function isPurgeSource(runtime: object): runtime is PurgeSource {
  */
 export function countPurges(runtime: object, registry: Registry): () => void {
   if (!isPurgeSource(runtime)) return () => {};
+  const { Counter } = promClient();
   const purged = new Counter({
     name: 'wardrik_purged_total',
     help: 'What retention deleted through this node (the background sweep and wardrik runs purge), by kind: runs, journal_records, sessions, memories, artifact_versions.',

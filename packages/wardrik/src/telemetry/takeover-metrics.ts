@@ -1,5 +1,6 @@
-import { Counter, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { Hooks } from '../runtime/hooks.js';
+import { promClient } from './prom-client.js';
 
 /** What {@link countTakeOvers} reads of the runtime: its hooks, and its store's own counts, if it keeps any. */
 export interface TakeOverSource {
@@ -35,6 +36,7 @@ function writesRefused(store: object | undefined): number | undefined {
  * ```
  */
 export function countTakeOvers(runtime: TakeOverSource, registry: Registry): () => void {
+  const { Counter } = promClient();
   const registers = [registry];
   const recovered = new Counter({
     name: 'wardrik_runs_recovered_total',

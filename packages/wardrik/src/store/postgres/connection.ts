@@ -1,11 +1,17 @@
-import pg from 'pg';
+import type * as pg from 'pg';
 import { StoreError } from '../../errors.js';
+import { loadNow } from '../../lazy-package.js';
 
 /*
  * Where a PostgreSQL store connects, and how each of its connections is set up: the URL as it may
  * be shown (never with its password), the schema its tables live in, the channel its signals use,
  * and the pool's configuration.
  */
+
+/** The `pg` package, loaded when the first PostgreSQL store is made (not when `wardrik` is imported). */
+export function pgModule(): typeof pg {
+  return loadNow<typeof pg>('pg', 'a PostgreSQL store (postgresStore)');
+}
 
 /** A schema name the store accepts: a plain identifier, short enough to name its signal channel too. */
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,54}$/;
@@ -91,7 +97,7 @@ const INT8 = 20;
 const types: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: string) => {
     if (oid === INT8 && format !== 'binary') return (value: string) => Number(value);
-    return pg.types.getTypeParser(oid, format as 'text');
+    return pgModule().types.getTypeParser(oid, format as 'text');
   }) as pg.CustomTypesConfig['getTypeParser'],
 };
 

@@ -1,6 +1,6 @@
 import { WardrikError } from '@wardrik/core';
-import pg from 'pg';
 import { StoreError } from '../../errors.js';
+import { pgModule } from './connection.js';
 
 /** Where a store connects, as messages may show it: the URL without its password, and the secrets to hide. */
 export interface Target {
@@ -26,7 +26,7 @@ export function scrub(text: string, secrets: readonly string[]): string {
  * may not have happened.
  */
 export function isStatementError(cause: unknown): boolean {
-  return cause instanceof pg.DatabaseError && cause.severity === 'ERROR' && !errorCode(cause).startsWith('08');
+  return cause instanceof pgModule().DatabaseError && cause.severity === 'ERROR' && !errorCode(cause).startsWith('08');
 }
 
 const TRANSIENT_CODES = new Set([

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type Artifact, type ArtifactInfo, WardrikError } from '@wardrik/core';
-import pg from 'pg';
+import type * as pg from 'pg';
 import type { Principal, TokenInfo } from '../../auth/types.js';
 import { InvalidInputError, LeaseLostError, ParkNotFoundError, StoreError } from '../../errors.js';
 import type { ParkKind, StoredRecord } from '../../journal/records.js';
@@ -59,7 +59,15 @@ import {
 import * as artifacts from './artifact-queries.js';
 import * as auth from './auth-queries.js';
 import { leaseLost, type SignalTarget, writeBatch } from './batch-write.js';
-import { checkSchemaName, describeConfig, poolConfig, secretsOf, sessionSetup, signalChannel } from './connection.js';
+import {
+  checkSchemaName,
+  describeConfig,
+  pgModule,
+  poolConfig,
+  secretsOf,
+  sessionSetup,
+  signalChannel,
+} from './connection.js';
 import { GroupCommit, type Outcomes } from './group-commit.js';
 import * as leases from './lease-queries.js';
 import * as memories from './memory-queries.js';
@@ -223,7 +231,7 @@ export class PostgresStore implements Store {
     this.#setup = sessionSetup(this.schema, synchronousCommit);
     this.#readRetries = options.readRetries ?? 3;
     this.#config = config;
-    this.#pool = new pg.Pool(config);
+    this.#pool = new (pgModule().Pool)(config);
     // An idle connection that breaks (a server restart) is dropped by the pool; the next call opens another.
     this.#pool.on('error', () => {});
     // A connection that breaks while checked out emits 'error' besides failing its query: without a
@@ -925,7 +933,7 @@ export class PostgresStore implements Store {
 
   async #openFlusher(): Promise<pg.Client> {
     for (let attempt = 0; ; attempt += 1) {
-      const client = new pg.Client(this.#config);
+      const client = new (pgModule().Client)(this.#config);
       // Without a listener an 'error' event would crash the process; the query in flight fails too.
       client.on('error', () => this.#forgetFlusher(client));
       client.on('end', () => this.#forgetFlusher(client));

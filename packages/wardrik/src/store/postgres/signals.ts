@@ -1,7 +1,7 @@
-import pg from 'pg';
+import type * as pg from 'pg';
 import type { RunSignal } from '../run-store.js';
 import type { WorkerSignal } from '../worker-store.js';
-import { quoteIdentifier } from './connection.js';
+import { pgModule, quoteIdentifier } from './connection.js';
 
 /** A signal of either kind a store sends: about runs, or about workers and the nodes' mail. */
 export type StoreSignal = RunSignal | WorkerSignal;
@@ -138,7 +138,7 @@ export class Signals {
   async #listen(): Promise<void> {
     let delay = 100;
     while (this.#active()) {
-      const client = new pg.Client(this.#options.config);
+      const client = new (pgModule().Client)(this.#options.config);
       this.#client = client;
       // Without a listener an 'error' event would crash the process; #waitUntilDropped hears it too.
       client.on('error', () => {});
