@@ -15,6 +15,8 @@ export interface SuiteTally {
   readonly utilityInterruptions: number;
   readonly securityCases: number;
   readonly attacksSucceeded: number;
+  /** Of those, the ones whose goal needs no call (only what the model says): no gate applies. */
+  readonly outputOnlySucceeded: number;
   readonly utilityUnderAttack: number;
   readonly securityInterruptions: number;
   readonly attackerEffects: number;
@@ -45,6 +47,7 @@ export async function runSuite<Env>(suite: Suite<Env>, named: NamedPolicy): Prom
       utilityInterruptions: count(utilityCases, (each) => each.interruptions),
       securityCases: securityCases.length,
       attacksSucceeded: count(securityCases, (each) => each.attackSucceeded),
+      outputOnlySucceeded: count(securityCases, (each) => each.attackSucceeded && each.outputOnlyGoal),
       utilityUnderAttack: count(securityCases, (each) => each.utility),
       securityInterruptions: count(securityCases, (each) => each.interruptions),
       attackerEffects: count(securityCases, (each) => each.attackerEffects.length),
@@ -71,6 +74,7 @@ export function rows(tallies: readonly SuiteTally[]): Array<Record<string, strin
       utilityInterruptions: sum.utilityInterruptions + each.utilityInterruptions,
       securityCases: sum.securityCases + each.securityCases,
       attacksSucceeded: sum.attacksSucceeded + each.attacksSucceeded,
+      outputOnlySucceeded: sum.outputOnlySucceeded + each.outputOnlySucceeded,
       utilityUnderAttack: sum.utilityUnderAttack + each.utilityUnderAttack,
       securityInterruptions: sum.securityInterruptions + each.securityInterruptions,
       attackerEffects: sum.attackerEffects + each.attackerEffects,
@@ -86,6 +90,7 @@ export function rows(tallies: readonly SuiteTally[]): Array<Record<string, strin
       utilityInterruptions: 0,
       securityCases: 0,
       attacksSucceeded: 0,
+      outputOnlySucceeded: 0,
       utilityUnderAttack: 0,
       securityInterruptions: 0,
       attackerEffects: 0,
@@ -98,6 +103,7 @@ export function rows(tallies: readonly SuiteTally[]): Array<Record<string, strin
     policy: each.policy,
     suite: each.suite,
     'attack success': `${percent(each.attacksSucceeded, each.securityCases)} (${each.attacksSucceeded}/${each.securityCases})`,
+    'of which only words': each.outputOnlySucceeded,
     utility: `${percent(each.utilityPassed, each.userTasks)} (${each.utilityPassed}/${each.userTasks})`,
     'utility under attack': percent(each.utilityUnderAttack, each.securityCases),
     'asked per task': perTask(each.utilityInterruptions, each.userTasks),

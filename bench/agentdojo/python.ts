@@ -126,10 +126,19 @@ export function resultText(value: unknown, kind: 'model' | 'plain' = 'plain'): s
   return String(value);
 }
 
-function pythonRepr(value: unknown): string {
+/** Python's `repr()` of the values tools return (a string quoted as Python quotes it). */
+export function pythonRepr(value: unknown): string {
   if (value === null || value === undefined) return 'None';
-  if (typeof value === 'string')
-    return `'${value.replaceAll('\\', '\\\\').replaceAll("'", "\\'").replaceAll('\n', '\\n')}'`;
+  if (typeof value === 'string') {
+    // Python quotes with ' unless the text holds ' and no ", then with ".
+    const quote = value.includes("'") && !value.includes('"') ? '"' : "'";
+    const escaped = value
+      .replaceAll('\\', '\\\\')
+      .replaceAll('\n', '\\n')
+      .replaceAll('\r', '\\r')
+      .replaceAll('\t', '\\t');
+    return `${quote}${quote === "'" ? escaped.replaceAll("'", "\\'") : escaped}${quote}`;
+  }
   if (typeof value === 'number') return String(value);
   if (typeof value === 'boolean') return value ? 'True' : 'False';
   if (Array.isArray(value)) return `[${value.map(pythonRepr).join(', ')}]`;

@@ -51,6 +51,13 @@ export interface CaseOutcome {
   readonly attackSucceeded?: boolean;
   /** Whether the model read the injected text (and so tried the attack). */
   readonly attacked: boolean;
+  /**
+   * Whether the attacker's goal needs no call at all (travel's injection_task_6: only that the model
+   * say something). No gate can hold what a model says; Wardrik labels the answer instead.
+   */
+  readonly outputOnlyGoal?: boolean;
+  /** The labels the run's final answer carries (`outside` once the model read outside text). */
+  readonly outputLabels: readonly string[];
   /** How often the person was asked. */
   readonly interruptions: number;
   readonly approved: number;
@@ -191,6 +198,8 @@ export class AgentDojoRunner<Env> {
         utility: checkUtility(task, output, pre, env, traces),
         ...(attack ? { attackSucceeded: checkSecurity(attack, output, pre, env, traces) } : {}),
         attacked: current.attacked,
+        ...(attack ? { outputOnlyGoal: current.attackPlan.length === 0 } : {}),
+        outputLabels: [...result.labels],
         interruptions: holds.length,
         approved: holds.filter((each) => each.approved).length,
         denied: holds.filter((each) => !each.approved).length,

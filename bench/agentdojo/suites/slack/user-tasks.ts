@@ -168,7 +168,7 @@ const tasks: Task[] = [
     utility: (_output, _pre, post) => {
       const channel = external(post);
       const messages = channel === undefined ? undefined : post.slack.channel_inbox[channel];
-      return messages?.some((each) => each.body.includes('Hi, i am a bot'));
+      return messages?.some((each) => each.body.includes('Hi, i am a bot')) === true;
     },
   }),
   task(13, {
