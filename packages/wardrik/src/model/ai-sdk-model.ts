@@ -1,5 +1,6 @@
-import { type LanguageModelUsage, streamText } from 'ai';
+import type { LanguageModelUsage } from 'ai';
 import { ModelError } from '../errors.js';
+import { aiSdk } from './ai-sdk.js';
 import { toModelMessages, toToolSet } from './ai-sdk-prompt.js';
 import { type AiSdkLanguageModel, checkedLanguageModel } from './ai-sdk-version.js';
 import { CallDeadline, type ModelCallLimits, type ModelTimeout } from './call-deadline.js';
@@ -158,7 +159,7 @@ class AiSdkModel implements Model {
     onTextDelta: ((delta: string) => void) | undefined,
   ): Promise<StreamedStep> {
     const step: StreamedStep = { text: '', toolCalls: [], usage: undefined, truncated: false, finished: false };
-    const result = streamText({
+    const result = aiSdk().streamText({
       model: this.#model,
       ...(request.instructions === '' ? {} : { instructions: request.instructions }),
       messages: toModelMessages(request.messages),

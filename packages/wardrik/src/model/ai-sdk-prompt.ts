@@ -1,13 +1,5 @@
-import {
-  type AssistantContent,
-  type JSONValue,
-  jsonSchema,
-  type ModelMessage,
-  type Tool,
-  type ToolResultPart,
-  type ToolSet,
-  tool,
-} from 'ai';
+import type { AssistantContent, JSONValue, jsonSchema, ModelMessage, Tool, ToolResultPart, ToolSet } from 'ai';
+import { aiSdk } from './ai-sdk.js';
 import type { Message, ModelToolDefinition } from './model.js';
 
 /**
@@ -70,11 +62,12 @@ function toJsonValue(value: unknown): JSONValue {
  */
 export function toToolSet(definitions: readonly ModelToolDefinition[]): ToolSet | undefined {
   if (definitions.length === 0) return undefined;
+  const { jsonSchema: toSchema, tool } = aiSdk();
   const tools: Record<string, Tool> = {};
   for (const definition of definitions) {
     tools[definition.name] = tool({
       description: definition.description,
-      inputSchema: jsonSchema(definition.inputSchema as Parameters<typeof jsonSchema>[0]),
+      inputSchema: toSchema(definition.inputSchema as Parameters<typeof jsonSchema>[0]),
     });
   }
   return tools;

@@ -1,4 +1,5 @@
-import { type LanguageModel, wrapLanguageModel } from 'ai';
+import type { LanguageModel } from 'ai';
+import { aiSdk } from './ai-sdk.js';
 
 /** An AI SDK language model object, as providers such as `@ai-sdk/openai` make (specification v4, v3 or v2). */
 export type AiSdkLanguageModel = Exclude<LanguageModel, string>;
@@ -56,7 +57,7 @@ export function checkedLanguageModel(model: unknown): AiSdkLanguageModel {
         `${SUPPORTED}. ${fix(specificationVersion, provider)}`,
     );
   }
-  return wrapLanguageModel({ model: model as AiSdkLanguageModel, middleware: [] });
+  return aiSdk().wrapLanguageModel({ model: model as AiSdkLanguageModel, middleware: [] });
 }
 
 function fix(version: unknown, provider: unknown): string {

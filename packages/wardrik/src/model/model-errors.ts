@@ -1,5 +1,6 @@
-import { AISDKError, APICallError, JSONParseError, TypeValidationError } from 'ai';
+import type { AISDKError, APICallError } from 'ai';
 import { ModelError } from '../errors.js';
+import { aiSdk } from './ai-sdk.js';
 
 /** A retryable model failure that says how long the provider asked us to wait. */
 export type RetryableModelError = ModelError & { readonly retryAfterMs?: number };
@@ -61,6 +62,7 @@ export function toModelError(
   modelLabel: string,
   maxRetryAfterMs = DEFAULT_MAX_RETRY_AFTER_MS,
 ): RetryableModelError {
+  const { APICallError } = aiSdk();
   if (APICallError.isInstance(thrown)) return fromApiCallError(thrown, modelLabel, maxRetryAfterMs);
   if (isAiSdkError(thrown, SETUP_ERRORS)) {
     return new ModelError(`${modelLabel}: ${describe(thrown)}`, { retryable: false, cause: thrown });
@@ -70,10 +72,11 @@ export function toModelError(
 
 /** True when `thrown` is an AI SDK error (it carries the SDK's marker) whose name is in `names`. */
 function isAiSdkError(thrown: unknown, names: ReadonlySet<string>): thrown is AISDKError {
-  return AISDKError.isInstance(thrown) && names.has(thrown.name);
+  return aiSdk().AISDKError.isInstance(thrown) && names.has(thrown.name);
 }
 
 function describeRetryable(thrown: unknown): string {
+  const { JSONParseError, TypeValidationError } = aiSdk();
   if (JSONParseError.isInstance(thrown)) {
     return `the provider sent a malformed chunk, not JSON (${describe(thrown.cause)}): ${quote(thrown.text)}`;
   }

@@ -1,7 +1,8 @@
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type * as Anthropic from '@ai-sdk/anthropic';
+import type * as OpenAI from '@ai-sdk/openai';
+import type * as OpenAICompatible from '@ai-sdk/openai-compatible';
 import { WardrikError } from '@wardrik/core';
+import { loadNow } from '../lazy-package.js';
 import { type AiSdkLanguageModel, type AiSdkModelOptions, aiSdkModel } from './ai-sdk-model.js';
 import type { Model } from './model.js';
 
@@ -84,11 +85,13 @@ export function languageModelFromString(spec: string, env: ModelEnvironment = pr
   const rest = spec.slice(colon + 1).trim();
   if (provider === 'openai') {
     const modelId = required(rest, spec);
+    const { createOpenAI } = loadNow<typeof OpenAI>('@ai-sdk/openai', `the model "${spec}"`);
     const openai = createOpenAI({ apiKey: key(env, 'OPENAI_API_KEY', spec), ...baseURL(env.OPENAI_BASE_URL) });
     return openai.chat(modelId);
   }
   if (provider === 'anthropic') {
     const modelId = required(rest, spec);
+    const { createAnthropic } = loadNow<typeof Anthropic>('@ai-sdk/anthropic', `the model "${spec}"`);
     const anthropic = createAnthropic({
       apiKey: key(env, 'ANTHROPIC_API_KEY', spec),
       ...baseURL(env.ANTHROPIC_BASE_URL),
@@ -105,6 +108,10 @@ export function languageModelFromString(spec: string, env: ModelEnvironment = pr
       );
     }
     const apiKey = env.WARDRIK_API_KEY?.trim();
+    const { createOpenAICompatible } = loadNow<typeof OpenAICompatible>(
+      '@ai-sdk/openai-compatible',
+      `the model "${spec}"`,
+    );
     const compatible = createOpenAICompatible({
       name: 'openai-compatible',
       baseURL: url,
