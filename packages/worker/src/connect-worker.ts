@@ -33,6 +33,11 @@ export interface ConnectWorkerOptions extends WorkerConnectionOptions {
  * `extra.signal` aborted and their answers are lost: Wardrik treats them as lost. A 401 or 403
  * from Wardrik is not retried: `ready` rejects with its reason.
  *
+ * `ready` resolves once Wardrik has listed the tools and registered them (it tells the worker
+ * with `notifications/wardrik/listed`, which the transport takes and the MCP server never sees):
+ * a run started after `await worker.ready` is offered them from its first model step. `onListed`
+ * hears each listing (how many tools were accepted, which were left out and why).
+ *
  * An `McpServer` registers the tools capability with its first tool, and capabilities cannot be
  * changed while connected: register at least one tool before connecting if you add tools later
  * (each later `registerTool`, `enable`, `disable` or `remove` sends `notifications/tools/list_changed`).
@@ -59,7 +64,7 @@ export interface ConnectWorkerOptions extends WorkerConnectionOptions {
  * )
  *
  * const worker = connectWorker({ url: 'https://wardrik.example.com', token: process.env.WARDRIK_TOKEN!, server })
- * await worker.ready // rejects at once on a bad token
+ * await worker.ready // Wardrik has the tools; rejects at once on a bad token
  * process.on('SIGTERM', () => worker.close())
  * ```
  */

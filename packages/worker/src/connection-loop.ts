@@ -1,6 +1,7 @@
 import { backoffDelay, type ReconnectOptions, reconnectPolicy } from './backoff.js';
 import { WorkerError } from './errors.js';
 import { DEFAULT_MAX_PAYLOAD_BYTES, openWorkerSocket } from './open-socket.js';
+import type { WardrikListing } from './wardrik-listed.js';
 import { OutboundWebSocketTransport } from './websocket-transport.js';
 
 /** Where a worker's connection to Wardrik stands. */
@@ -20,9 +21,15 @@ export interface WorkerStatusEvent {
 /** A worker's connection to Wardrik, kept open until `close()`. */
 export interface WorkerConnection {
   /**
-   * Resolves on the first successful connection. Rejects with a {@link WorkerError} if Wardrik
-   * refuses the worker (401/403: not retried), if `reconnect.maxAttempts` attempts fail, or if
-   * `close()` is called first.
+   * Resolves once Wardrik has the worker's tools: on the first connection over which Wardrik
+   * initialized the session, listed the tools and registered them (it says so with
+   * `notifications/wardrik/listed`). A run started after `await ready` is offered them from its
+   * first model step, on the node the worker is connected to. With a Wardrik too old to say so, it
+   * resolves `listedTimeoutMs` after the worker answered `tools/list`. Later listings (after
+   * `list_changed`) and reconnections change nothing about it (see `onListed`).
+   *
+   * Rejects with a {@link WorkerError} if Wardrik refuses the worker (401/403: not retried), if
+   * `reconnect.maxAttempts` attempts fail, or if `close()` is called first.
    */
   readonly ready: Promise<void>;
   /** Where the connection stands now. */
@@ -47,6 +54,17 @@ export interface WorkerConnectionOptions {
   readonly maxPayloadBytes?: number;
   /** WebSocket ping interval in milliseconds, to notice a dead connection (default 30 000; 0 turns it off). */
   readonly heartbeatIntervalMs?: number;
+  /**
+   * Called each time Wardrik has registered the worker's tools (after each listing, on every
+   * connection): how many it accepted, and those it left out with why.
+   */
+  readonly onListed?: (listing: WardrikListing) => void;
+  /**
+   * How long after answering `tools/list` `ready` waits for Wardrik to say it has the tools before
+   * resolving anyway, in ms (default 2 000): only a Wardrik older than `notifications/wardrik/listed`
+   * never says so.
+   */
+  readonly listedTimeoutMs?: number;
 }
 
 /** What a connection loop does with each connection it opens. */
@@ -111,7 +129,9 @@ export function startConnectionLoop(options: ConnectionLoopOptions): WorkerConne
 
   const finish = (error?: Error) => {
     emit({ status: 'closed', attempt: 0, ...(error ? { error } : {}) });
-    settleReady?.(error ?? new WorkerError('worker_closed', 'the worker connection was closed before it connected'));
+    settleReady?.(
+      error ?? new WorkerError('worker_closed', 'the worker connection was closed before Wardrik had its tools'),
+    );
   };
 
   const run = async () => {
@@ -123,8 +143,12 @@ export function startConnectionLoop(options: ConnectionLoopOptions): WorkerConne
       const transport = new OutboundWebSocketTransport(socket, {
         maxPayloadBytes,
         ...(options.heartbeatIntervalMs === undefined ? {} : { heartbeatIntervalMs: options.heartbeatIntervalMs }),
+        ...(options.listedTimeoutMs === undefined ? {} : { listedTimeoutMs: options.listedTimeoutMs }),
       });
       transport.onerror = options.onError;
+      transport.onlisted = options.onListed;
+      // Ready once Wardrik has the tools (this connection's first listing), whichever connection that is.
+      void transport.listed.then(() => settleReady?.());
       current = transport;
       let error: Error | undefined;
       let attached = false;
@@ -150,7 +174,6 @@ export function startConnectionLoop(options: ConnectionLoopOptions): WorkerConne
         const openedAt = Date.now();
         connectedOnce = true;
         emit({ status: 'connected', attempt: failures + 1 });
-        settleReady?.();
         await transport.closed;
         failures = Date.now() - openedAt < STABLE_CONNECTION_MS ? failures + 1 : 0;
         error = new Error(`the connection to Wardrik was lost (${describeClose(transport)})`);

@@ -8,7 +8,7 @@ export type WorkerErrorCode =
   | 'worker_forbidden'
   /** Wardrik (or a proxy) answered the upgrade with another HTTP status. 4xx other than 408/429 are not retried. */
   | 'worker_rejected'
-  /** The connection was closed with `close()` before it was ever established. */
+  /** The connection was closed with `close()` before it was ever ready (Wardrik had the worker's tools). */
   | 'worker_closed'
   /** `reconnect.maxAttempts` attempts in a row failed. */
   | 'worker_attempts_exhausted'

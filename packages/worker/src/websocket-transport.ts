@@ -4,6 +4,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import WebSocket from 'ws';
 import { invalidRequest, parseFrame } from './frame.js';
 import { DEFAULT_MAX_PAYLOAD_BYTES } from './open-socket.js';
+import { readListing, WARDRIK_LISTED_METHOD, type WardrikListing } from './wardrik-listed.js';
 
 /** Options of an {@link OutboundWebSocketTransport}. */
 export interface OutboundWebSocketTransportOptions {
@@ -20,7 +21,15 @@ export interface OutboundWebSocketTransportOptions {
   readonly heartbeatIntervalMs?: number;
   /** How long `close()` waits for the closing handshake before dropping the socket (default 1 000 ms). */
   readonly closeTimeoutMs?: number;
+  /**
+   * For a Wardrik too old to send `notifications/wardrik/listed`: how long after answering a
+   * `tools/list` without hearing it `listed` resolves anyway (default 2 000 ms).
+   */
+  readonly listedTimeoutMs?: number;
 }
+
+/** The default of `listedTimeoutMs`. */
+export const DEFAULT_LISTED_TIMEOUT_MS = 2_000;
 
 const OPEN = WebSocket.OPEN;
 const CONNECTING = WebSocket.CONNECTING;
@@ -35,6 +44,11 @@ const CLOSED = WebSocket.CLOSED;
  *
  * `closed` resolves once the transport has closed and `onclose` has been called (exactly once).
  *
+ * Wardrik's `notifications/wardrik/listed` (it has registered the tools this side listed) is taken
+ * here and never reaches `onmessage`: it goes to `onlisted`, and resolves `listed`. A Wardrik that
+ * predates it never sends it; `listed` then resolves (with `undefined`) `listedTimeoutMs` after
+ * this side last answered a `tools/list` without hearing it.
+ *
  * @example
  * ```ts
  * const { socket, opened } = openWorkerSocket({ url: 'http://127.0.0.1:8080', token })
@@ -48,15 +62,29 @@ export class OutboundWebSocketTransport implements Transport {
   onclose?: (() => void) | undefined;
   onerror?: ((error: Error) => void) | undefined;
   onmessage?: ((message: JSONRPCMessage) => void) | undefined;
+  /** Called with each `notifications/wardrik/listed` (after the first listing and after each `list_changed`). */
+  onlisted?: ((listing: WardrikListing) => void) | undefined;
   sessionId?: string | undefined;
 
   /** Resolves once the transport has closed and `onclose` has been called. */
   readonly closed: Promise<void>;
+  /**
+   * Resolves once Wardrik has registered this side's tools: with what it made of them when it says
+   * so (`notifications/wardrik/listed`), or with `undefined` when a Wardrik that never says so had
+   * `listedTimeoutMs` since this side last answered a `tools/list`. Never settles if the
+   * connection ends first.
+   */
+  readonly listed: Promise<WardrikListing | undefined>;
 
   readonly #socket: WebSocket;
   readonly #maxPayloadBytes: number;
   readonly #heartbeatIntervalMs: number;
   readonly #closeTimeoutMs: number;
+  readonly #listedTimeoutMs: number;
+  #resolveListed: ((listing: WardrikListing | undefined) => void) | undefined;
+  /** Ids of `tools/list` requests from Wardrik not answered yet. */
+  readonly #listRequests = new Set<string | number>();
+  #listedTimer: NodeJS.Timeout | undefined;
   /** Frames that arrived before `start()`; `null` stands for a binary frame. */
   readonly #pending: (string | null)[] = [];
   #started = false;
@@ -79,8 +107,12 @@ export class OutboundWebSocketTransport implements Transport {
     this.#maxPayloadBytes = options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
     this.#heartbeatIntervalMs = options.heartbeatIntervalMs ?? 30_000;
     this.#closeTimeoutMs = options.closeTimeoutMs ?? 1_000;
+    this.#listedTimeoutMs = options.listedTimeoutMs ?? DEFAULT_LISTED_TIMEOUT_MS;
     this.closed = new Promise((resolve) => {
       this.#resolveClosed = resolve;
+    });
+    this.listed = new Promise((resolve) => {
+      this.#resolveListed = resolve;
     });
     socket.on('message', (data: WebSocket.RawData, isBinary: boolean) => this.#onFrame(data, isBinary));
     socket.on('pong', () => {
@@ -154,6 +186,24 @@ export class OutboundWebSocketTransport implements Transport {
     await new Promise<void>((resolve, reject) => {
       this.#socket.send(text, (error) => (error ? reject(error) : resolve()));
     });
+    if ('id' in message && message.id !== undefined && !('method' in message) && this.#listRequests.delete(message.id))
+      this.#listAnswered();
+  }
+
+  /** A `tools/list` was answered: if Wardrik does not say it listed the tools in time, take it as done. */
+  #listAnswered(): void {
+    if (!this.#resolveListed || this.#closeNotified) return;
+    clearTimeout(this.#listedTimer);
+    this.#listedTimer = setTimeout(() => this.#settleListed(undefined), this.#listedTimeoutMs);
+    this.#listedTimer.unref();
+  }
+
+  #settleListed(listing: WardrikListing | undefined): void {
+    clearTimeout(this.#listedTimer);
+    this.#listedTimer = undefined;
+    const resolve = this.#resolveListed;
+    this.#resolveListed = undefined;
+    resolve?.(listing);
   }
 
   /**
@@ -200,12 +250,29 @@ export class OutboundWebSocketTransport implements Transport {
     }
     const frame = parseFrame(text);
     if (frame.type === 'message') {
-      this.onmessage?.(frame.message);
+      const message = frame.message;
+      if ('method' in message) {
+        if (message.method === WARDRIK_LISTED_METHOD && !('id' in message)) {
+          this.#listed(readListing(message.params));
+          return;
+        }
+        if (message.method === 'tools/list' && 'id' in message) this.#listRequests.add(message.id);
+      }
+      this.onmessage?.(message);
       return;
     }
     this.#malformed(frame.reason);
     if (frame.requestId !== undefined && this.#socket.readyState === OPEN) {
       this.#socket.send(JSON.stringify(invalidRequest(frame.requestId, frame.reason)), () => {});
+    }
+  }
+
+  #listed(listing: WardrikListing): void {
+    this.#settleListed(listing);
+    try {
+      this.onlisted?.(listing);
+    } catch (error) {
+      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
     }
   }
 
@@ -233,6 +300,8 @@ export class OutboundWebSocketTransport implements Transport {
     if (this.#closeNotified) return;
     this.#closeNotified = true;
     if (this.#heartbeat) clearInterval(this.#heartbeat);
+    clearTimeout(this.#listedTimer);
+    this.#listRequests.clear();
     this.#pending.length = 0;
     try {
       this.onclose?.();

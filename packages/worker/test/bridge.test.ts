@@ -46,8 +46,9 @@ describe('the bridge', () => {
     const session = await wardrik.nextSession();
     const initialized = await session.initialize();
     expect(initialized['serverInfo']).toEqual({ name: 'fixture-stdio', version: '1.0.0' });
-    await running.ready;
     const tools = await session.listTools();
+    session.listed(tools.length);
+    await running.ready;
     expect(tools.map((tool) => tool.name)).toEqual(['add', 'exit', 'env']);
     expect(tools[0]?.annotations).toEqual({ readOnlyHint: true });
     expect(tools[0]?.inputSchema).toMatchObject({ type: 'object', required: ['a', 'b'] });

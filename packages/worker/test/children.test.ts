@@ -147,6 +147,7 @@ describe('a bridge process that ends before stopping its server leaves none', ()
   it('an uncaught exception in a process running startBridge', async () => {
     const marker = newMarker();
     const ran = run([CRASHING, wardrik.url, TOKEN, process.execPath, ...stubborn(marker)]);
+    await (await wardrik.nextSession(20_000)).handshake(); // the bridge is ready once Wardrik has the tools
     await ran.ready;
     const started = await bothRunning(marker, ran.process);
     ran.process.stdin?.write('crash\n');

@@ -56,6 +56,7 @@ describe('connectWorker', () => {
     const statuses: WorkerStatusEvent[] = [];
     const connection = connect(server, { onStatus: (event) => statuses.push(event) });
     expect(connection.status).toBe('connecting');
+    await (await wardrik.nextSession()).handshake();
     await connection.ready;
     expect(connection.status).toBe('connected');
     expect(wardrik.authorizations).toEqual([`Bearer ${TOKEN}`]);
@@ -276,6 +277,7 @@ describe('connectWorker', () => {
     const { server } = ordersServer();
     const events: WorkerStatusEvent[] = [];
     const connection = connect(server, { onStatus: (event) => events.push(event) });
+    await (await wardrik.nextSession()).handshake();
     await connection.ready;
     expect(wardrik.upgrades).toBe(3);
     const retries = events.filter((event) => event.retryInMs !== undefined);
@@ -355,7 +357,9 @@ describe('connectWorker', () => {
 
   it('rejects a server that is already connected elsewhere, without retrying', async () => {
     const { server } = ordersServer();
-    await connect(server).ready;
+    const first = connect(server);
+    await (await wardrik.nextSession()).handshake();
+    await first.ready;
     const second = connect(server);
     await expect(second.ready).rejects.toMatchObject({ code: 'worker_server' });
     expect(second.status).toBe('closed');

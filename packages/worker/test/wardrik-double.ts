@@ -185,6 +185,19 @@ export class Session {
     return result;
   }
 
+  /** What Wardrik does once it has registered a listing: `notifications/wardrik/listed`. */
+  listed(accepted: number, rejected: { name: string; reason: string }[] = []): void {
+    this.notify('notifications/wardrik/listed', { accepted, rejected });
+  }
+
+  /** Wardrik's whole handshake: initialize, list the tools, say they are listed. */
+  async handshake(): Promise<ListedTool[]> {
+    await this.initialize();
+    const tools = await this.listTools();
+    this.listed(tools.length);
+    return tools;
+  }
+
   /** tools/list, following nextCursor. */
   async listTools(): Promise<ListedTool[]> {
     const tools: ListedTool[] = [];

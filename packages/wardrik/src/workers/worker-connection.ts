@@ -53,6 +53,12 @@ export interface ConnectionOptions {
 
 const PROTOCOL_VERSION = '2025-06-18';
 
+/**
+ * Wardrik's own notification to a worker, sent once each listing of its tools is registered (the
+ * worker's `ready` waits for it). The same method name as `@wardrik/worker`'s `WARDRIK_LISTED_METHOD`.
+ */
+export const WARDRIK_LISTED_METHOD = 'notifications/wardrik/listed';
+
 /** How many ids of calls Wardrik stopped waiting for it remembers, to drop their late answers quietly. */
 const REMEMBERED_CANCELS = 4_096;
 
@@ -62,7 +68,8 @@ const CLOSE_GRACE_MS = 2_000;
 /**
  * One worker's connection: Wardrik is the MCP client, the worker the MCP server. Speaks JSON-RPC
  * 2.0 over the WebSocket the worker opened: `initialize`, `tools/list` (again on
- * `notifications/tools/list_changed`), `tools/call` with `_meta`, `notifications/cancelled`, `ping`.
+ * `notifications/tools/list_changed`), `tools/call` with `_meta`, `notifications/cancelled`, `ping`;
+ * and, once each listing is registered, `notifications/wardrik/listed` (Wardrik's own).
  * Bad frames get protocol errors; a worker that keeps misbehaving or stops answering pings is
  * disconnected, and its calls in flight are lost.
  *
@@ -212,6 +219,9 @@ export class WorkerConnection {
     this.rejected = rejected;
     this.revision += 1;
     this.#options.onTools(this);
+    // The tools are offered from now on: tell the worker (its `ready` waits for this; a worker that
+    // predates it ignores a notification it does not know, as MCP servers do).
+    this.#notify(WARDRIK_LISTED_METHOD, { accepted: accepted.size, rejected });
   }
 
   /** Lists again after `list_changed`, holding call answers until the new list is in. */
