@@ -16,6 +16,7 @@ import { NODE_STOPPING_EVENT, NodeLifecycle } from './node-lifecycle.js';
 import { openApiDocument } from './openapi.js';
 import { probeRoutes } from './probe-routes.js';
 import { ApiProblem, problemResponse, RETRY_AFTER_SECONDS, STORE_FAILED, send } from './problem.js';
+import * as responses from './response-schemas.js';
 import { neverStored, responseHeaders } from './response-headers.js';
 import { retentionRoutes } from './retention-routes.js';
 import { type Route, routeWithQuery } from './routes.js';
@@ -158,7 +159,7 @@ export function createApp(options: AppOptions): Hono<Env> {
       summary: 'List runs you may read',
       authenticated: true,
       query: ListRunsQuery,
-      success: { status: 200, description: 'Runs, newest first.' },
+      success: { status: 200, description: 'Runs, newest first.', schema: responses.RunList },
       handle: async ({ c, principal, query }) => {
         allow(principal, 'run.read');
         const visible = visibleRunFilter(principal);
@@ -172,7 +173,7 @@ export function createApp(options: AppOptions): Hono<Env> {
       path: '/v1/runs/:id',
       summary: 'A run with its journal, measures and labels',
       authenticated: true,
-      success: { status: 200, description: 'The run.' },
+      success: { status: 200, description: 'The run.', schema: responses.RunDetails },
       handle: async ({ c, principal }) => {
         const run = await wardrik.getRun(c.req.param('id') ?? '');
         allow(principal, 'run.read', { agent: run.agent, runPrincipal: run.principal });
@@ -185,7 +186,12 @@ export function createApp(options: AppOptions): Hono<Env> {
       summary: "Follow a run's events live (Server-Sent Events; resume with Last-Event-ID)",
       authenticated: true,
       query: RunEventsQuery,
-      success: { status: 200, description: 'text/event-stream of run events; the id is the seq.', stream: true },
+      success: {
+        status: 200,
+        description: 'text/event-stream of run events; the id is the seq.',
+        stream: true,
+        events: responses.RUN_EVENTS,
+      },
       problems: {
         429: `You have maxStreamsPerPrincipal event streams open (default ${SERVER_LIMIT_DEFAULTS.maxStreamsPerPrincipal}); retry after Retry-After seconds (${RETRY_AFTER_SECONDS}).`,
       },
@@ -245,7 +251,7 @@ export function createApp(options: AppOptions): Hono<Env> {
       summary: 'Cancel a run',
       authenticated: true,
       body: CancelRunBody,
-      success: { status: 200, description: 'The run as it ended.' },
+      success: { status: 200, description: 'The run as it ended.', schema: responses.RunResult },
       handle: async ({ c, principal }) => {
         const runId = c.req.param('id') ?? '';
         const body = await readBody(c, CancelRunBody, limit);
@@ -259,7 +265,7 @@ export function createApp(options: AppOptions): Hono<Env> {
       summary: "Release labels from a run (a person's journaled decision; the only way labels weaken)",
       authenticated: true,
       body: ReleaseLabelsBody,
-      success: { status: 200, description: 'The run with its labels now.' },
+      success: { status: 200, description: 'The run with its labels now.', schema: responses.RunResult },
       handle: async ({ c, principal }) => {
         const runId = c.req.param('id') ?? '';
         const body = await readBody(c, ReleaseLabelsBody, limit);
@@ -273,7 +279,7 @@ export function createApp(options: AppOptions): Hono<Env> {
       summary: 'List parks you may read',
       authenticated: true,
       query: ListParksQuery,
-      success: { status: 200, description: 'Parks, oldest first.' },
+      success: { status: 200, description: 'Parks, oldest first.', schema: responses.ParkList },
       handle: async ({ c, principal, query }) => {
         allow(principal, 'park.read');
         // The scope narrows the query itself, so that `limit` counts only parks the principal may see.
@@ -286,7 +292,7 @@ export function createApp(options: AppOptions): Hono<Env> {
       path: '/v1/parks/:id',
       summary: 'A park: the call it holds, the run’s labels, why it waits',
       authenticated: true,
-      success: { status: 200, description: 'The park.' },
+      success: { status: 200, description: 'The park.', schema: responses.ParkRow },
       handle: async ({ c, principal }) => {
         const park = await wardrik.getPark(c.req.param('id') ?? '');
         await readableRun(principal, park.runId, 'park.read');
@@ -299,7 +305,7 @@ export function createApp(options: AppOptions): Hono<Env> {
       summary: 'Answer a park (bound to the call by its callHash)',
       authenticated: true,
       body: AnswerParkBody,
-      success: { status: 200, description: 'The answer is on disk; the run resumes.' },
+      success: { status: 200, description: 'The answer is on disk; the run resumes.', schema: responses.ParkRow },
       handle: async ({ c, principal }) => {
         const parkId = c.req.param('id') ?? '';
         const body = await readBody(c, AnswerParkBody, limit);
@@ -315,7 +321,7 @@ export function createApp(options: AppOptions): Hono<Env> {
       summary:
         "The cluster's connected workers: node, principal, tools (and those left out, with why), calls in flight",
       authenticated: true,
-      success: { status: 200, description: 'Workers, of every node sharing the store.' },
+      success: { status: 200, description: 'Workers, of every node sharing the store.', schema: responses.WorkerList },
       handle: async ({ c, principal }) => {
         allow(principal, 'workers.list');
         return c.json({ workers: await wardrik.workers.listCluster() });
@@ -327,7 +333,7 @@ export function createApp(options: AppOptions): Hono<Env> {
       summary: 'Create a token (and its principal if new); the token is shown only here',
       authenticated: true,
       body: CreateTokenBody,
-      success: { status: 201, description: 'The token, shown once.' },
+      success: { status: 201, description: 'The token, shown once.', schema: responses.IssuedToken },
       handle: async ({ c, principal }) => {
         allow(principal, 'tokens.manage');
         const body = await readBody(c, CreateTokenBody, limit);
@@ -349,7 +355,7 @@ export function createApp(options: AppOptions): Hono<Env> {
       path: '/v1/tokens',
       summary: 'List tokens (never their secrets)',
       authenticated: true,
-      success: { status: 200, description: 'Tokens and principals.' },
+      success: { status: 200, description: 'Tokens and principals.', schema: responses.TokenList },
       handle: async ({ c, principal }) => {
         allow(principal, 'tokens.manage');
         return c.json({ tokens: await auth.listTokens(), principals: await auth.listPrincipals() });

@@ -7,6 +7,7 @@ import type { ParkRow, RunRow } from '../store/store.js';
 import { InboxFeed } from './inbox-feed.js';
 import { NODE_STOPPING_EVENT, type NodeLifecycle } from './node-lifecycle.js';
 import { ApiProblem, RETRY_AFTER_SECONDS } from './problem.js';
+import * as responses from './response-schemas.js';
 import { type Route, routeWithQuery } from './routes.js';
 import { InboxQuery } from './schemas.js';
 import { SERVER_LIMIT_DEFAULTS } from './server-settings.js';
@@ -101,7 +102,11 @@ export function consoleRoutes(options: ConsoleRouteOptions): Route[] {
       path: '/v1/me',
       summary: 'Who the token is: its principal, and which actions it may take (what the console offers)',
       authenticated: true,
-      success: { status: 200, description: 'The principal and, for each action, whether it may take it.' },
+      success: {
+        status: 200,
+        description: 'The principal and, for each action, whether it may take it.',
+        schema: responses.Me,
+      },
       handle: ({ c, principal }) => {
         const may = Object.fromEntries(ACTIONS.map((action) => [action, can(principal, action).allowed]));
         const { id, name, kind, role, agents } = principal;
@@ -115,7 +120,11 @@ export function consoleRoutes(options: ConsoleRouteOptions): Route[] {
         'Open parks you may read, newest first, paged (next: the cursor of the next page), each with its run (agent, principal, cost so far, labels) and the JSON Schema of the tool it holds when known',
       authenticated: true,
       query: InboxQuery,
-      success: { status: 200, description: '{ items, next? }: items newest first; next is absent on the last page.' },
+      success: {
+        status: 200,
+        description: '{ items, next? }: items newest first; next is absent on the last page.',
+        schema: responses.InboxPage,
+      },
       handle: async ({ c, principal, query }) => {
         allow(principal, 'park.read');
         const limit = query.limit ?? DEFAULT_INBOX_LIMIT;
@@ -147,6 +156,7 @@ export function consoleRoutes(options: ConsoleRouteOptions): Route[] {
         status: 200,
         description: 'text/event-stream: ready, park-opened, park-answered, run-ended.',
         stream: true,
+        events: responses.INBOX_EVENTS,
       },
       problems: {
         429: `You have maxStreamsPerPrincipal event streams open (default ${SERVER_LIMIT_DEFAULTS.maxStreamsPerPrincipal}); retry after Retry-After seconds (${RETRY_AFTER_SECONDS}).`,

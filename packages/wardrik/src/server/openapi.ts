@@ -1,27 +1,27 @@
 import { MAX_JSON_DEPTH } from '@wardrik/core';
 import { z } from 'zod';
+import { responseSchemaId, responseSchemas } from './response-schemas.js';
 import { documentedPath, type Route } from './routes.js';
+
+/** The body of every problem answer (RFC 9457), as `#/components/schemas/Problem`. */
+const PROBLEM_SCHEMA = {
+  type: 'object',
+  required: ['type', 'title', 'status', 'detail'],
+  properties: {
+    type: { type: 'string' },
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    detail: { type: 'string' },
+    errors: {
+      type: 'array',
+      items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } } },
+    },
+  },
+};
 
 const problem = {
   description: 'A problem (RFC 9457) naming what is wrong.',
-  content: {
-    'application/problem+json': {
-      schema: {
-        type: 'object',
-        required: ['type', 'title', 'status', 'detail'],
-        properties: {
-          type: { type: 'string' },
-          title: { type: 'string' },
-          status: { type: 'integer' },
-          detail: { type: 'string' },
-          errors: {
-            type: 'array',
-            items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } } },
-          },
-        },
-      },
-    },
-  },
+  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
 };
 
 /** A problem answer with its own description (and `Retry-After` for 429 and 503). */
@@ -75,7 +75,7 @@ export function openApiDocument(routes: readonly Route[]): Record<string, unknow
           ? {}
           : route.success.binary
             ? { content: { '*/*': { schema: { type: 'string', format: 'binary' } } } }
-            : { content: { [route.success.stream ? 'text/event-stream' : 'application/json']: {} } }),
+            : { content: successContent(route.success) }),
       },
       default: problem,
     };
@@ -121,7 +121,38 @@ export function openApiDocument(routes: readonly Route[]): Record<string, unknow
   return {
     openapi: '3.1.0',
     info: { title: 'Wardrik', version: '0.1.0', description: 'Durable runs of agents that take real actions.' },
-    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    components: {
+      schemas: { Problem: PROBLEM_SCHEMA, ...componentSchemas() },
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+    },
     paths,
   };
+}
+
+/** Where a response schema is in the document. */
+function schemaRef(schema: z.ZodType): { $ref: string } {
+  return { $ref: `#/components/schemas/${responseSchemaId(schema)}` };
+}
+
+/**
+ * A success answer's content: JSON (of its schema, when it names one), or an event stream whose
+ * events' data are listed, by event name, in `x-events` (OpenAPI 3.1 has no word for them).
+ */
+function successContent(success: Route['success']): Record<string, unknown> {
+  if (success.stream) {
+    const events = Object.entries(success.events ?? {}).map(([name, schema]) => [name, schemaRef(schema)]);
+    return { 'text/event-stream': events.length ? { 'x-events': Object.fromEntries(events) } : {} };
+  }
+  return { 'application/json': success.schema ? { schema: schemaRef(success.schema) } : {} };
+}
+
+/** Every response schema as JSON Schema, by id, each referring to the others by `#/components/schemas/<id>`. */
+function componentSchemas(): Record<string, unknown> {
+  const { schemas } = z.toJSONSchema(responseSchemas, {
+    io: 'output',
+    uri: (id) => `#/components/schemas/${id}`,
+  });
+  return Object.fromEntries(
+    Object.entries(schemas).map(([id, { $schema: _schema, $id: _id, ...schema }]) => [id, schema]),
+  );
 }

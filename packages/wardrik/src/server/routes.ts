@@ -38,6 +38,10 @@ export interface Route {
     readonly stream?: boolean;
     /** It answers with bytes of the media type they were saved with. */
     readonly binary?: boolean;
+    /** The JSON it answers with: one of `responseSchemas` (the document refers to it by its id). */
+    readonly schema?: z.ZodType;
+    /** For a stream: the data of each event it sends, by event name (each one of `responseSchemas`). */
+    readonly events?: Readonly<Record<string, z.ZodType>>;
   };
   /** Problem answers of this route beyond those every route may give, by status, for the document. */
   readonly problems?: Readonly<Record<number, string>>;

@@ -3,6 +3,7 @@ import { isRunVisible, type VisibleRuns, visibleRunFilter } from '../auth/permis
 import type { Action, Principal, Resource } from '../auth/types.js';
 import type { Wardrik } from '../runtime/wardrik.js';
 import type { SessionRow } from '../store/session-store.js';
+import * as responses from './response-schemas.js';
 import { type Route, routeWithQuery } from './routes.js';
 import { CreateSessionBody, EditStateBody, ListSessionsQuery, SessionDetailsQuery } from './schemas.js';
 import { readBody } from './validate.js';
@@ -37,7 +38,7 @@ export function sessionRoutes(options: SessionRouteOptions): Route[] {
       summary: 'Start a session: a conversation with an agent, whose runs take turns and share history and state',
       authenticated: true,
       body: CreateSessionBody,
-      success: { status: 201, description: 'The session.' },
+      success: { status: 201, description: 'The session.', schema: responses.SessionRow },
       handle: async ({ c, principal }) => {
         const body = await readBody(c, CreateSessionBody, limit);
         allow(principal, 'run.start', { agent: body.agent });
@@ -55,7 +56,7 @@ export function sessionRoutes(options: SessionRouteOptions): Route[] {
       summary: 'List sessions you may read',
       authenticated: true,
       query: ListSessionsQuery,
-      success: { status: 200, description: 'Sessions, most recently used first.' },
+      success: { status: 200, description: 'Sessions, most recently used first.', schema: responses.SessionList },
       handle: async ({ c, principal, query }) => {
         allow(principal, 'run.read');
         const visible = visibleRunFilter(principal);
@@ -70,7 +71,7 @@ export function sessionRoutes(options: SessionRouteOptions): Route[] {
         'A session: its runs, its latest messages (?messages=N, default 200; earlierMessages says if there are more) and the state its next run reads',
       authenticated: true,
       query: SessionDetailsQuery,
-      success: { status: 200, description: 'The session.' },
+      success: { status: 200, description: 'The session.', schema: responses.SessionDetails },
       handle: async ({ c, principal, query }) => {
         const id = c.req.param('id') ?? '';
         await sessionFor(principal, id, 'run.read');
@@ -97,7 +98,7 @@ export function sessionRoutes(options: SessionRouteOptions): Route[] {
       summary: "Change a session's state as a person (kept with who and why; values set so carry no labels)",
       authenticated: true,
       body: EditStateBody,
-      success: { status: 200, description: 'The session with its state now.' },
+      success: { status: 200, description: 'The session with its state now.', schema: responses.SessionDetails },
       handle: async ({ c, principal }) => {
         const id = c.req.param('id') ?? '';
         const body = await readBody(c, EditStateBody, limit);
