@@ -4,12 +4,7 @@ import type { Api } from '../api';
 import { ErrorNote } from '../parts/notice';
 import { StableParkCard } from '../parts/park-card';
 import { followStream } from '../sse';
-import type { InboxItem, Me, ParkRow } from '../types';
-
-interface Page {
-  readonly items: readonly InboxItem[];
-  readonly next?: string;
-}
+import type { InboxItem, InboxParkAnswered, InboxRunEnded, Me, InboxPage as Page, ParkRow } from '../types';
 
 /**
  * Open parks, newest first, live: the inbox listens to /v1/inbox/events, and reads the first page
@@ -79,12 +74,7 @@ export function Inbox({ api, me }: { api: Api; me: Me }) {
           );
           setNews(revealInvisible(`New park: ${item.park.kind} ${item.park.call?.name ?? ''} in run ${item.run.id}`));
         } else if (event.event === 'park-answered') {
-          const answer = JSON.parse(event.data) as {
-            parkId: string;
-            decision: ParkRow['decision'];
-            by: string;
-            at: number;
-          };
+          const answer = JSON.parse(event.data) as InboxParkAnswered;
           update((shown) =>
             shown.map((each) =>
               each.park.id === answer.parkId && each.park.status === 'open'
@@ -103,7 +93,7 @@ export function Inbox({ api, me }: { api: Api; me: Me }) {
           );
           setNews(revealInvisible(`Park ${answer.parkId} answered by ${answer.by}`));
         } else if (event.event === 'run-ended') {
-          const ended = JSON.parse(event.data) as { runId: string; status: string };
+          const ended = JSON.parse(event.data) as InboxRunEnded;
           update((shown) =>
             shown.map((each) =>
               each.run.id === ended.runId && each.park.status === 'open'

@@ -290,7 +290,13 @@ function Entry(props: {
             <p class="muted">{cost(record.answer.measures)}</p>
           )}
           <JsonView
-            value={record.answer.type === 'error' ? record.answer.reason : record.answer.value}
+            value={
+              record.answer.type === 'error'
+                ? record.answer.reason
+                : record.answer.type === 'ok'
+                  ? record.answer.value
+                  : undefined
+            }
             label="answer"
           />
         </>
