@@ -6,6 +6,7 @@ const benches: Record<string, () => Promise<{ main: () => Promise<unknown> }>> =
   'core-call': () => import('./core-call.ts'),
   runs: () => import('./runs.ts'),
   http: () => import('./http.ts'),
+  mcp: () => import('./mcp.ts'),
   workers: () => import('./workers.ts'),
   postgres: () => import('./postgres.ts'),
   sessions: () => import('./sessions.ts'),
