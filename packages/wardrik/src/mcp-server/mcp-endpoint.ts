@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type * as StreamableHttp from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type * as McpTypes from '@modelcontextprotocol/sdk/types.js';
 import { exceedsDepth, MAX_JSON_DEPTH } from '@wardrik/core';
 import type { Context, Hono } from 'hono';
-import { cors } from 'hono/cors';
+import type * as HonoCors from 'hono/cors';
 import type { AuthService } from '../auth/auth-service.js';
 import type { Principal } from '../auth/types.js';
 import { ConfigError } from '../config/config-error.js';
+import { loadLater, loadNow, loadOwn } from '../lazy-package.js';
 import type { Wardrik } from '../runtime/wardrik.js';
 import { ApiProblem } from '../server/problem.js';
 import { readText } from '../server/read-text.js';
@@ -20,7 +22,6 @@ import type { Offer } from './offered-tools.js';
 import { challenge, MCP_PATH, PROTECTED_RESOURCE_PATHS, protectedResourceMetadata } from './protected-resource.js';
 import { isLoopback, originProblem, originRules } from './request-origin.js';
 import type { McpContext } from './request-scope.js';
-import { sessionServer } from './session-server.js';
 
 /** What an MCP endpoint serves, and for whom. */
 export interface McpEndpointOptions extends McpServerOptions {
@@ -92,8 +93,9 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
         `Too many MCP sessions: ${principal.name} holds the most it may, all busy; close one (DELETE /mcp)`,
       );
     }
+    const { sessionServer, StreamableTransport } = await serverSide();
     const closing = new AbortController();
-    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+    const transport: WebStandardStreamableHTTPServerTransport = new StreamableTransport({
       sessionIdGenerator: () => randomUUID(),
       maxRequestBodySize: limit,
       onsessioninitialized: (id: string): void => sessions.add({ id, transport, state, lastUsed: Date.now() }),
@@ -128,6 +130,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     const authInfo: AuthInfo = { token: caller.token ?? '', clientId: principal.id, scopes: [], extra: { principal } };
     const sessionId = c.req.header('mcp-session-id');
     if (sessionId === undefined) {
+      const { isInitializeRequest } = await serverSide();
       if (c.req.method === 'POST' && isInitializeRequest(body)) return open(principal, body, c, authInfo);
       return rpcError(400, -32000, 'Bad Request: no Mcp-Session-Id header; start a session with an initialize request');
     }
@@ -152,6 +155,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     mount(app) {
       // A web page of an allowed origin may call /mcp from a browser (CORS; its preflight included).
       if (rules.origins.length) {
+        const { cors } = loadNow<typeof HonoCors>('hono/cors', 'the MCP endpoint');
         app.use(
           MCP_PATH,
           cors({
@@ -179,6 +183,33 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       return sessions.size;
     },
   };
+}
+
+const FEATURE = 'the MCP endpoint (createMcpEndpoint)';
+
+/** What `serverSide` loads. */
+interface ServerSide {
+  readonly StreamableTransport: typeof WebStandardStreamableHTTPServerTransport;
+  readonly isInitializeRequest: typeof McpTypes.isInitializeRequest;
+  readonly sessionServer: typeof import('./session-server.js')['sessionServer'];
+}
+
+let loadedServerSide: ServerSide | undefined;
+
+/** The MCP server side (the SDK's server and its Streamable HTTP transport), imported with the first request to `/mcp`. */
+async function serverSide(): Promise<ServerSide> {
+  if (loadedServerSide) return loadedServerSide;
+  const [http, types, sessions] = await Promise.all([
+    loadLater<typeof StreamableHttp>('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js', FEATURE),
+    loadLater<typeof McpTypes>('@modelcontextprotocol/sdk/types.js', FEATURE),
+    loadOwn(() => import('./session-server.js'), '@modelcontextprotocol/sdk', FEATURE),
+  ]);
+  loadedServerSide = {
+    StreamableTransport: http.WebStandardStreamableHTTPServerTransport,
+    isInitializeRequest: types.isInitializeRequest,
+    sessionServer: sessions.sessionServer,
+  };
+  return loadedServerSide;
 }
 
 /** The agents offered as tools and the gateway agents, checked against what the runtime runs. */

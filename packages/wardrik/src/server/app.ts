@@ -1,5 +1,4 @@
-import { Hono } from 'hono';
-import { streamSSE } from 'hono/streaming';
+import type { Hono } from 'hono';
 import type { AuthService } from '../auth/auth-service.js';
 import { can, isRunVisible, type VisibleRuns, visibleRunFilter } from '../auth/permissions.js';
 import type { Action, Principal, Resource } from '../auth/types.js';
@@ -10,14 +9,15 @@ import type { RunRow } from '../store/store.js';
 import { artifactRoutes } from './artifact-routes.js';
 import { mountConsole } from './console-assets.js';
 import { consoleRoutes } from './console-routes.js';
+import { honoModule, honoStreaming } from './hono.js';
 import { memoryRoutes } from './memory-routes.js';
 import { metricsRoute, type ServedMetrics } from './metrics-route.js';
 import { NODE_STOPPING_EVENT, NodeLifecycle } from './node-lifecycle.js';
 import { openApiDocument } from './openapi.js';
 import { probeRoutes } from './probe-routes.js';
 import { ApiProblem, problemResponse, RETRY_AFTER_SECONDS, STORE_FAILED, send } from './problem.js';
-import * as responses from './response-schemas.js';
 import { neverStored, responseHeaders } from './response-headers.js';
+import * as responses from './response-schemas.js';
 import { retentionRoutes } from './retention-routes.js';
 import { type Route, routeWithQuery } from './routes.js';
 import {
@@ -77,7 +77,8 @@ export function createApp(options: AppOptions): Hono<Env> {
   const slots = new StreamSlots(maxStreamsPerPrincipal);
   const streams = new TokenConnections(auth, { recheckMs: revocationCheckMs });
   const lifecycle = options.lifecycle ?? new NodeLifecycle('ready');
-  const app = new Hono<Env>();
+  const { Hono: NewHono } = honoModule();
+  const app = new NewHono<Env>();
 
   app.use('*', responseHeaders());
   app.onError((thrown, c) => problemResponse(c, thrown));
@@ -211,7 +212,7 @@ export function createApp(options: AppOptions): Hono<Env> {
           throw thrown;
         }
         const bearer = c.req.header('authorization') ?? '';
-        return streamSSE(c, async (stream) => {
+        return honoStreaming().streamSSE(c, async (stream) => {
           const abort = new AbortController();
           stream.onAbort(() => abort.abort());
           // Revoking the token ends the stream: abort() stops following and ends the response.

@@ -1,9 +1,9 @@
 import type { JsonSchema } from '@wardrik/core';
-import { streamSSE } from 'hono/streaming';
 import { can, type VisibleRuns, visibleRunFilter } from '../auth/permissions.js';
 import type { Action, Principal, Resource } from '../auth/types.js';
 import type { Wardrik } from '../runtime/wardrik.js';
 import type { ParkRow, RunRow } from '../store/store.js';
+import { honoStreaming } from './hono.js';
 import { InboxFeed } from './inbox-feed.js';
 import { NODE_STOPPING_EVENT, type NodeLifecycle } from './node-lifecycle.js';
 import { ApiProblem, RETRY_AFTER_SECONDS } from './problem.js';
@@ -171,7 +171,7 @@ export function consoleRoutes(options: ConsoleRouteOptions): Route[] {
         }
         const visible = visibleRunFilter(principal);
         const bearer = c.req.header('authorization') ?? '';
-        return streamSSE(c, async (stream) => {
+        return honoStreaming().streamSSE(c, async (stream) => {
           const feed = new InboxFeed(wardrik, visible, itemOf);
           stream.onAbort(() => feed.close());
           const releaseToken = streams.hold({ tokenId, bearer }, () => stream.abort());

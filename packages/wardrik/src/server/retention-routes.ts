@@ -1,7 +1,7 @@
-import { stream } from 'hono/streaming';
 import type { Principal } from '../auth/types.js';
 import type { Wardrik } from '../runtime/wardrik.js';
 import type { RunRow } from '../store/store.js';
+import { honoStreaming } from './hono.js';
 import { ApiProblem } from './problem.js';
 import type { Route } from './routes.js';
 import { PurgeRunsBody } from './schemas.js';
@@ -79,7 +79,7 @@ export function retentionRoutes(options: RetentionRouteOptions): Route[] {
         const parks = await wardrik.listParks({ runId });
         c.header('content-type', 'application/x-ndjson; charset=utf-8');
         c.header('content-disposition', `attachment; filename="${runId}.jsonl"`);
-        return stream(c, async (out) => {
+        return honoStreaming().stream(c, async (out) => {
           const header = { format: RUN_EXPORT_FORMAT, version: RUN_EXPORT_VERSION, exportedAt: Date.now(), run, parks };
           await out.write(`${JSON.stringify(header)}\n`);
           for (const stored of journal)

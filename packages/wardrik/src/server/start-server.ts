@@ -1,6 +1,7 @@
 import { createServer, type ServerOptions as NodeServerOptions, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
+import type * as NodeServer from '@hono/node-server';
+import { loadLater } from '../lazy-package.js';
 import { createMcpEndpoint } from '../mcp-server/mcp-endpoint.js';
 import type { McpServerOptions } from '../mcp-server/mcp-options.js';
 import { type AppOptions, createApp } from './app.js';
@@ -39,6 +40,7 @@ export interface RunningServer {
  * ```
  */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const { serve } = await loadLater<typeof NodeServer>('@hono/node-server', 'startServer');
   const limits = resolveServerLimits(options);
   const host = options.host ?? '127.0.0.1';
   const mcpEndpoint =

@@ -1,8 +1,10 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { type WebSocket, WebSocketServer } from 'ws';
+import type * as Ws from 'ws';
+import type { WebSocket } from 'ws';
 import type { AuthService } from '../auth/auth-service.js';
 import { can } from '../auth/permissions.js';
+import { loadNow } from '../lazy-package.js';
 import type { WorkerHub } from '../workers/worker-hub.js';
 import type { ConnectionLimit } from './connection-limit.js';
 import { type FieldProblem, problemJson } from './problem.js';
@@ -42,6 +44,7 @@ const TOKEN_REVOKED_CLOSE_CODE = 1008;
  * ```
  */
 export function attachWorkerEndpoint(server: Server, options: WorkerEndpointOptions): () => void {
+  const { WebSocketServer } = loadNow<typeof Ws>('ws', 'the worker endpoint (attachWorkerEndpoint)');
   const sockets = new WebSocketServer({ noServer: true, maxPayload: options.maxFrameBytes ?? 4 * 1024 * 1024 });
   const workers = new TokenConnections(options.auth, { recheckMs: options.revocationCheckMs });
   const onUpgrade = async (request: IncomingMessage, socket: Duplex, head: Buffer) => {

@@ -10,10 +10,11 @@ import {
   type ToolsetContext,
 } from '@wardrik/core';
 import { backoffDelay } from '@wardrik/core/wire';
+import { loadOwn } from '../lazy-package.js';
 import { onAbort } from '../runtime/on-abort.js';
 import { type ListedDefinition, reviewDefinition, type ToolListing, unpinnedOf } from './listed-definition.js';
 import { acceptMcpListing, rejectionReason } from './mcp-listing.js';
-import { McpServerConnection } from './mcp-server-connection.js';
+import type { McpServerConnection } from './mcp-server-connection.js';
 import { McpServerUnavailableError } from './mcp-server-unavailable.js';
 import { startMcpTask } from './mcp-task-call.js';
 import { McpTaskWatcher } from './mcp-task-watcher.js';
@@ -30,6 +31,11 @@ import {
   UnpinnedDefinitions,
   unpinnedWarning,
 } from './tool-pins.js';
+
+/** The MCP client side (the SDK's client and transports), imported when a toolset first connects. */
+function mcpClient(): Promise<typeof import('./mcp-server-connection.js')> {
+  return loadOwn(() => import('./mcp-server-connection.js'), '@modelcontextprotocol/sdk', 'mcpToolset');
+}
 
 /** A toolset offering an MCP server's tools (see `mcpToolset`). */
 export interface McpToolset extends Toolset, UnpinnedDefinitionSource {
@@ -232,7 +238,7 @@ class McpServerToolset implements McpToolset {
     let adopted: McpServerConnection | undefined;
     let changedEarly = false;
     try {
-      connection = await McpServerConnection.open({
+      connection = await (await mcpClient()).McpServerConnection.open({
         server: this.#options.server,
         description: this.#description,
         timeoutMs: this.#options.connectTimeoutMs,
