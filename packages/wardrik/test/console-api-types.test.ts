@@ -65,7 +65,9 @@ const refund = tool({
   description: 'Refund; over 100 needs a manager.',
   schema: { amount: { type: 'number', required: true } },
   run: ({ amount }, context) =>
-    (amount as number) > 100 && !context.approval ? park('needs a manager', { details: { amount } }) : ok({ refunded: amount }),
+    (amount as number) > 100 && !context.approval
+      ? park('needs a manager', { details: { amount } })
+      : ok({ refunded: amount }),
 });
 
 /** Reads outside text (the run carries `outside`), fails a call, then refunds: a tool park, or an approval once `outside`. */
