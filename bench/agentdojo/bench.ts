@@ -2,7 +2,7 @@
 // utility (user tasks whose state check passes), and how often a person is asked, under the default
 // policy and a stricter one, beside published figures of other defenses. Run on SQLite.
 // Run: npm run bench -- agentdojo
-import { type NamedPolicy, policies, undefended } from './policies.ts';
+import { type NamedPolicy, policies, undefended, withProvenance } from './policies.ts';
 import { suites } from './suites.ts';
 import type { Suite } from './task-types.ts';
 import { AgentDojoRunner, type CaseOutcome } from './wardrik-run.ts';
@@ -154,7 +154,7 @@ export async function main(): Promise<void> {
   const started = Date.now();
   console.log('\n## AgentDojo v1 through Wardrik (scripted models, simulated person, SQLite)');
   const all: SuiteTally[] = [];
-  for (const named of [...policies, undefended]) {
+  for (const named of [...policies, ...withProvenance, undefended]) {
     const tallies: SuiteTally[] = [];
     for (const suite of suites) tallies.push(await runSuite(suite, named));
     all.push(...tallies);

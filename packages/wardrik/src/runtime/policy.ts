@@ -93,7 +93,9 @@ export function ruleFor<Args>(
  * Which calls run on their own. Rules are tried in order, agent rules before server-wide ones;
  * the first that matches decides. When none does, the default rules gate a call:
  * `worker-not-read-only`, `outside-not-read-only`, `destructive` (and, with `exfiltration`,
- * `open-world-after-outside` before them). Otherwise it is allowed.
+ * `open-world-after-outside` before them). Otherwise it is allowed. With `provenance`, a call
+ * held only by the rules about outside text is allowed (`from-the-user`) when its arguments come
+ * from the user.
  *
  * @example
  * ```ts
@@ -107,6 +109,16 @@ export interface Policy {
    * fetched URL can carry private data out. Default false.
    */
   readonly exfiltration?: boolean;
+  /**
+   * Let a call pass the gates that hold it only because the run read outside text
+   * (`outside-not-read-only`, `open-world-after-outside`) when every value it would send comes
+   * from the user: each string occurs, as written and not inside a longer word, in the run's input
+   * (the user's message; a child run's input does not count), each number is a number written
+   * there; a boolean never passes; keys must be declared by the tool's schema. Other gates
+   * (workers, MCP servers, destructive tools) still hold. The call is journaled with the rule
+   * `from-the-user`. Default false. See the labels and gates page of the docs for exactly what counts.
+   */
+  readonly provenance?: boolean;
 }
 
 /** A policy's decision, with the rule that made it. */
@@ -120,12 +132,21 @@ interface DefaultRule {
   readonly name: string;
   readonly when: (call: CallFacts) => boolean;
   readonly reason: (call: CallFacts) => string;
+  /** Held only because the run read outside text: the `provenance` option can let it pass. */
+  readonly outsideOnly?: boolean;
+}
+
+/** What `decide` may ask about a call beyond its facts (computed only when needed). */
+export interface DecideOptions {
+  /** Whether every value of the call's arguments comes from the user (see `Policy.provenance`). */
+  readonly fromTheUser?: () => boolean;
 }
 
 const exfiltrationRule: DefaultRule = {
   name: 'open-world-after-outside',
   when: (call) => call.annotations.openWorld === true && call.labels.includes(OUTSIDE),
   reason: (call) => `${call.tool} reaches outside and the run has read text from outside: it could carry data out`,
+  outsideOnly: true,
 };
 
 const defaultRules: readonly DefaultRule[] = [
@@ -143,6 +164,7 @@ const defaultRules: readonly DefaultRule[] = [
     name: 'outside-not-read-only',
     when: (call) => call.source === 'local' && call.annotations.readOnly !== true && call.labels.includes(OUTSIDE),
     reason: (call) => `${call.tool} is not read-only and the run has read text from outside (labelled ${OUTSIDE})`,
+    outsideOnly: true,
   },
   {
     name: 'destructive',
@@ -181,7 +203,11 @@ export function callFacts(
  * Decides a call: the first matching rule of `policies` (in order), else the defaults. A rule
  * that throws gates the call (a broken rule must never let a call through).
  */
-export function decide(call: CallFacts, policies: ReadonlyArray<Policy | undefined>): Decision {
+export function decide(
+  call: CallFacts,
+  policies: ReadonlyArray<Policy | undefined>,
+  options: DecideOptions = {},
+): Decision {
   for (const policy of policies) {
     for (const rule of policy?.rules ?? []) {
       let holds: boolean;
@@ -200,10 +226,33 @@ export function decide(call: CallFacts, policies: ReadonlyArray<Policy | undefin
     }
   }
   const rules = policies.some((policy) => policy?.exfiltration) ? [exfiltrationRule, ...defaultRules] : defaultRules;
+  const provenance = policies.some((policy) => policy?.provenance) ? options.fromTheUser : undefined;
+  let passed: string | undefined;
   for (const rule of rules) {
-    if (rule.when(call)) return { verdict: 'gate', rule: rule.name, reason: rule.reason(call) };
+    if (!rule.when(call)) continue;
+    if (rule.outsideOnly && provenance && (passed !== undefined || fromTheUser(provenance))) {
+      passed ??= rule.name;
+      continue;
+    }
+    return { verdict: 'gate', rule: rule.name, reason: rule.reason(call) };
+  }
+  if (passed !== undefined) {
+    return {
+      verdict: 'allow',
+      rule: 'from-the-user',
+      reason: `every value ${call.tool} would send is written in the user's message (${passed} passed)`,
+    };
   }
   return allowed;
+}
+
+/** A provenance check that throws decides nothing: the call stays held. */
+function fromTheUser(check: () => boolean): boolean {
+  try {
+    return check();
+  } catch {
+    return false;
+  }
 }
 
 /** Checks a policy's shape, naming what is wrong. */
@@ -211,9 +260,11 @@ export function checkPolicy(policy: unknown, where: string): Policy {
   if (policy === undefined) return {};
   if (typeof policy !== 'object' || policy === null)
     throw new TypeError(`${where}: expected an object such as { rules: [...] }`);
-  const { rules, exfiltration } = policy as Policy;
+  const { rules, exfiltration, provenance } = policy as Policy;
   if (exfiltration !== undefined && typeof exfiltration !== 'boolean')
     throw new TypeError(`${where}.exfiltration: expected a boolean`);
+  if (provenance !== undefined && typeof provenance !== 'boolean')
+    throw new TypeError(`${where}.provenance: expected a boolean`);
   if (rules !== undefined && !Array.isArray(rules)) throw new TypeError(`${where}.rules: expected an array of rules`);
   for (const [index, rule] of (rules ?? []).entries()) {
     const at = `${where}.rules[${index}]`;

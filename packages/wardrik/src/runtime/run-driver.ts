@@ -67,6 +67,7 @@ import { timeOrderedId } from './ids.js';
 import { renderInstructions } from './instructions.js';
 import { parkHash } from './park-hash.js';
 import { callFacts, type Decision, decide, type Policy } from './policy.js';
+import { argumentsFromTheUser } from './provenance.js';
 import { RunAbort } from './run-abort.js';
 import { isStandIn } from './stand-in.js';
 import { StateValues, storedWrites } from './state-values.js';
@@ -986,7 +987,9 @@ export class RunDriver {
       agent: this.#agent.name,
       principal: this.state.principal,
     });
-    const decision = decide(facts, [this.#agent.policy, this.#deps.policy]);
+    const decision = decide(facts, [this.#agent.policy, this.#deps.policy], {
+      fromTheUser: () => argumentsFromTheUser(call.arguments, tool, this.state),
+    });
     if (decision.verdict !== 'gate') return decision;
     if (this.state.allowedTools.has(tool.name)) {
       return { verdict: 'allow', rule: 'allowed-for-run', reason: 'a person allowed this tool for this run' };
