@@ -1,3 +1,10 @@
+import { MCP_TOOLSET_TOOL as INTERNAL_MCP_TOOLSET_TOOL } from './toolsets/mcp-toolset-tool.js';
+import {
+  WORKER_PREFIX as INTERNAL_WORKER_PREFIX,
+  WORKER_TOOL as INTERNAL_WORKER_TOOL,
+  matches,
+} from './workers/worker-hub.js';
+
 export { type Agent, type AgentOptions, defineAgent, type HistoryOptions } from './agent.js';
 export { type AgentToolOptions, agentTool } from './agents/agent-tool.js';
 export {
@@ -73,13 +80,7 @@ export {
   type StateWrite,
   type StoredRecord,
 } from './journal/records.js';
-export { mcpGatewayAgent } from './mcp-server/gateway-agent.js';
-export {
-  createMcpEndpoint,
-  type McpEndpoint,
-  type McpEndpointOptions,
-} from './mcp-server/mcp-endpoint.js';
-export type { McpServerOptions } from './mcp-server/mcp-options.js';
+export * from './mcp.js';
 export type { EmbedFunction } from './memory/embeddings.js';
 export { type LoadMemoryOptions, loadMemory, loadMemoryTool } from './memory/load-memory-tool.js';
 export {
@@ -129,6 +130,7 @@ export {
   priceFor,
   usdFor,
 } from './model/prices.js';
+export * from './postgres.js';
 export type { RetryPolicy } from './runtime/backoff.js';
 export type { AgentCallbacks, CallbackCall, CallbackName, CallbackRun } from './runtime/callbacks.js';
 export { NodeStoppingError } from './runtime/drain.js';
@@ -174,17 +176,8 @@ export {
   Wardrik,
   type WardrikOptions,
 } from './runtime/wardrik.js';
-export { type AppOptions, createApp } from './server/app.js';
-export {
-  type MetricsSource,
-  type RunningMetricsServer,
-  type ServedMetrics,
-  startMetricsServer,
-} from './server/metrics-route.js';
-export { NodeLifecycle } from './server/node-lifecycle.js';
-export { type RunningServer, type ServerOptions, startServer } from './server/start-server.js';
-export { attachWorkerEndpoint, WORKER_PATH } from './server/worker-endpoint.js';
-export { PostgresStore, type PostgresStoreOptions, postgresStore } from './store/postgres/postgres-store.js';
+export * from './server.js';
+export * from './sqlite.js';
 export type {
   ScopedStateWrite,
   SessionFilter,
@@ -196,8 +189,6 @@ export type {
   StoredStateValue,
   TurnClaim,
 } from './store/session-store.js';
-export { backupSqlite, type SqliteBackup } from './store/sqlite/backup.js';
-export { SqliteStore, sqliteStore } from './store/sqlite/sqlite-store.js';
 export type {
   Allowance,
   ArtifactSave,
@@ -236,35 +227,40 @@ export type {
   WorkerSignal,
   WorkerStore,
 } from './store/worker-store.js';
-export {
-  createLogger,
-  LOG_LEVELS,
-  type LoggerOptions,
-  type LogLevel,
-  logRuntime,
-} from './telemetry/logging.js';
-export { enableMetrics, type MeteredRuntime, type MetricsOptions, type WardrikMetrics } from './telemetry/metrics.js';
-export type { MetricsPlan, TelemetryConfig } from './telemetry/telemetry-config.js';
-export { enableTracing, type TracingOptions } from './telemetry/tracing.js';
+export * from './telemetry.js';
 export type { ListedDefinition, ToolListing } from './toolsets/listed-definition.js';
-export { McpServerUnavailableError } from './toolsets/mcp-server-unavailable.js';
-export { type McpToolset, mcpToolset } from './toolsets/mcp-toolset.js';
-export type {
-  McpHttpToolsetOptions,
-  McpStdioToolsetOptions,
-  McpToolsetCommonOptions,
-  McpToolsetOptions,
-} from './toolsets/mcp-toolset-options.js';
-export { MCP_TOOLSET_TOOL, type McpToolsetToolInfo } from './toolsets/mcp-toolset-tool.js';
+export type { McpToolsetToolInfo } from './toolsets/mcp-toolset-tool.js';
 export { type ShownDefinition, toolDefinitionHash } from './toolsets/tool-definition-hash.js';
 export type { PinState, ToolPins, UnpinnedDefinition, UnpinnedDefinitionSource } from './toolsets/tool-pins.js';
-export {
-  type HubOptions,
-  type JoinOptions,
-  matches as matchesWorkerPattern,
-  WORKER_PREFIX,
-  WORKER_TOOL,
-  type WorkerHub,
-  type WorkerInfo,
-  type WorkerToolInfo,
-} from './workers/worker-hub.js';
+export type { HubOptions, JoinOptions, WorkerHub, WorkerInfo, WorkerToolInfo } from './workers/worker-hub.js';
+
+// Internals exported by earlier releases, kept for compatibility; they leave the public API later
+// (issue 30). Each is the same value as inside the runtime.
+
+/**
+ * The private key marking a tool as offered by an MCP server through `mcpToolset`.
+ *
+ * @deprecated Internal to the runtime; it will leave wardrik's public API. Do not depend on it.
+ */
+export const MCP_TOOLSET_TOOL: typeof INTERNAL_MCP_TOOLSET_TOOL = INTERNAL_MCP_TOOLSET_TOOL;
+
+/**
+ * The prefix (`workers__`) of the names under which models see workers' tools.
+ *
+ * @deprecated Internal to the runtime; it will leave wardrik's public API. Do not depend on it.
+ */
+export const WORKER_PREFIX: typeof INTERNAL_WORKER_PREFIX = INTERNAL_WORKER_PREFIX;
+
+/**
+ * The private key marking a tool as a worker's.
+ *
+ * @deprecated Internal to the runtime; it will leave wardrik's public API. Do not depend on it.
+ */
+export const WORKER_TOOL: typeof INTERNAL_WORKER_TOOL = INTERNAL_WORKER_TOOL;
+
+/**
+ * Whether an agent's worker patterns (`workers/*`, `workers/NAME`) take the worker NAME.
+ *
+ * @deprecated Internal to the runtime; it will leave wardrik's public API. Do not depend on it.
+ */
+export const matchesWorkerPattern: typeof matches = matches;
