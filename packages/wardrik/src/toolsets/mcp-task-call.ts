@@ -49,24 +49,56 @@ export async function startMcpTask(call: McpTaskCall): Promise<Answer> {
   } finally {
     stopWaiting();
   }
-  const what = `${call.server}, tool ${call.mcpName}`;
-  const handle = `${call.toolset}:${task.taskId}`;
+  return taskStarted({
+    task,
+    what: `${call.server}, tool ${call.mcpName}`,
+    handle: `${call.toolset}:${task.taskId}`,
+    trusted: call.trusted,
+    details: { toolset: call.toolset, tool: call.mcpName },
+    cancel: () => void connection.cancelTask(task.taskId, { timeoutMs: call.timeoutMs }),
+    watch: (handle) => call.watch(task, handle),
+  });
+}
+
+/** A task an MCP tool call created, and how the run is to wait for it. */
+export interface CreatedTask {
+  readonly task: Task;
+  /** What created it, as messages name it: `MCP server NAME, tool TOOL`. */
+  readonly what: string;
+  /** The handle the run waits for (at most 256 characters, else the task is cancelled). */
+  readonly handle: string;
+  /** Whether the result goes unlabelled (else it carries `outside`). */
+  readonly trusted: boolean;
+  /** What `details.mcpTask` says of where the task runs, before its id, status and ttl. */
+  readonly details: Readonly<Record<string, unknown>>;
+  /** Cancels the task (best effort): its handle is too long to wait for. */
+  readonly cancel: () => void;
+  /** Starts following the task, to deliver its result to `handle`. */
+  readonly watch: (handle: string) => void;
+}
+
+/**
+ * The answer for a tool call whose MCP task was created: `started`, so that the run waits (a
+ * park of kind `external`) for `handle`, with the task's ttl as its deadline, while the task is
+ * followed. Shared by toolsets and workers.
+ */
+export function taskStarted(created: CreatedTask): Answer {
+  const { task, what, handle } = created;
   if (handle.length > MAX_HANDLE_LENGTH) {
-    void connection.cancelTask(task.taskId, { timeoutMs: call.timeoutMs });
+    created.cancel();
     return error(
       `${what}: the server's task id is too long to wait for (${task.taskId.length} characters); it was cancelled`,
     );
   }
-  call.watch(task, handle);
+  created.watch(handle);
   const status = task.statusMessage === undefined ? '' : ` (${task.statusMessage})`;
   return started(`${what} is running as MCP task ${task.taskId}${status}`, {
     handle,
     ...(typeof task.ttl === 'number' && task.ttl > 0 ? { deadlineMs: task.ttl } : {}),
-    labels: call.trusted ? [] : [OUTSIDE],
+    labels: created.trusted ? [] : [OUTSIDE],
     details: {
       mcpTask: {
-        toolset: call.toolset,
-        tool: call.mcpName,
+        ...created.details,
         taskId: task.taskId,
         status: task.status,
         ttl: task.ttl,

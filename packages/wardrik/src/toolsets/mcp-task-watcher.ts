@@ -2,7 +2,7 @@ import type { CallToolResult, GetTaskResult } from '@modelcontextprotocol/sdk/ty
 import { type CompleteExternal, type ExternalOutcome, mcpResultToAnswer } from '@wardrik/core';
 import { backoffDelay } from '@wardrik/core/wire';
 import { CONNECTION_CLOSED, describeFailure, REQUEST_TIMEOUT } from './describe-failure.js';
-import type { McpServerConnection } from './mcp-server-connection.js';
+import type { TaskRequestOptions } from './mcp-server-connection.js';
 
 /** The JSON-RPC code a server answers `tasks/get` or `tasks/result` with for a task it does not know. */
 const INVALID_PARAMS = -32602;
@@ -16,14 +16,38 @@ const MAX_POLL_MS = 60_000;
 /** Refusals in a row (JSON-RPC errors other than "no such task") after which the wait is ended. */
 const MAX_REFUSALS = 5;
 
-/** What the watcher needs of its toolset. */
+/**
+ * Whoever holds a task and answers about it: an MCP server's connection (toolsets), or the workers
+ * of a principal (see `WorkerTasks`). Requests reject as the MCP SDK's do: with the JSON-RPC
+ * `code` of the holder's answer (-32602: it does not know the task), or a connection failure.
+ */
+export interface TaskHolder {
+  getTask(taskId: string, options: TaskRequestOptions): Promise<GetTaskResult>;
+  getTaskResult(taskId: string, options: TaskRequestOptions): Promise<CallToolResult>;
+  /** `tasks/cancel`, best effort: never rejects. */
+  cancelTask(taskId: string, options: TaskRequestOptions): Promise<void>;
+  /** Why the holder's connection ended, once it has. */
+  readonly ended?: string | undefined;
+  /** A request failed in a way that may mean the holder is gone: check whether it is still there. */
+  suspect?(): void;
+}
+
+/** What the watcher needs of its toolset (or the workers hub). */
 export interface McpTaskWatcherDeps {
-  /** The toolset's name: handles are `NAME:taskId`. */
+  /** The toolset's name (handles are `NAME:taskId`), or what else owns the tasks. */
   readonly toolset: string;
   /** How messages name the server to the model, e.g. `MCP server everything`. */
   readonly server: string;
-  /** The connection, made again if the server went away; rejects while it can't be reached. */
-  readonly ready: () => Promise<McpServerConnection>;
+  /**
+   * Who the model is told no longer knows a task it forgot (default `the MCP server of toolset
+   * NAME`).
+   */
+  readonly holder?: string;
+  /**
+   * Whoever holds the task (the connection, made again if the server went away); rejects while it
+   * can't be reached.
+   */
+  readonly ready: (taskId: string) => Promise<TaskHolder>;
   /** How long each request about a task may take (ms). */
   readonly timeoutMs: number;
   /** The delays between tries after a failure (ms): doubling from `baseDelayMs` up to `maxDelayMs`. */
@@ -120,9 +144,9 @@ export class McpTaskWatcher {
     for (;;) {
       await this.#pause(watched, delay);
       if (this.#closed) return;
-      let connection: McpServerConnection;
+      let connection: TaskHolder;
       try {
-        connection = await this.#deps.ready();
+        connection = await this.#deps.ready(watched.taskId);
       } catch {
         // Why it can't be reached is logged by the toolset.
         delay = backoffDelay({ attempts: Number.POSITIVE_INFINITY, ...this.#deps.backoff }, ++failures);
@@ -142,7 +166,7 @@ export class McpTaskWatcher {
         return this.#deliver(watched, { error: `${this.#what(watched)}: could not follow it: ${step.reason}` });
       }
       this.#deps.log(`${this.#what(watched)}: could not ask about it (${step.reason}); trying again`);
-      if (step.type === 'failed' && connection.ended === undefined) connection.suspect();
+      if (step.type === 'failed' && connection.ended === undefined) connection.suspect?.();
       delay = backoffDelay({ attempts: Number.POSITIVE_INFINITY, ...this.#deps.backoff }, ++failures);
     }
   }
@@ -150,7 +174,7 @@ export class McpTaskWatcher {
   /** Asks the server about the task once: its outcome if it ended, or when to ask again. */
   async #check(
     watched: Watched,
-    connection: McpServerConnection,
+    connection: TaskHolder,
   ): Promise<
     | { type: 'done'; outcome: ExternalOutcome }
     | { type: 'poll'; pollIntervalMs?: number }
@@ -211,7 +235,7 @@ export class McpTaskWatcher {
       return {
         type: 'done',
         outcome: {
-          error: `the MCP server of toolset ${this.#deps.toolset} no longer knows ${what}${tool}: it may have expired or the server restarted (${describeFailure(cause)})`,
+          error: `${this.#deps.holder ?? `the MCP server of toolset ${this.#deps.toolset}`} no longer knows ${what}${tool}: it may have expired or the server restarted (${describeFailure(cause)})`,
         },
       };
     }

@@ -2,7 +2,12 @@ import { type Answer, error, fromMcpTool, isValidToolName, type McpTool, ToolDef
 import { workerModelName } from './model-name.js';
 import { buildWorkerTool } from './worker-tool.js';
 
-/** Why a tool that needs MCP tasks is left out. */
+/**
+ * Why a tool that needs MCP tasks was left out, before Wardrik ran worker tools as MCP tasks. No
+ * tool is left out for it any more; kept for code that names it.
+ *
+ * @deprecated worker tools that need MCP tasks are offered and run as tasks.
+ */
 export const TASKS_REQUIRED =
   'requires MCP task augmentation (execution.taskSupport "required"), which Wardrik does not support yet';
 
@@ -10,7 +15,7 @@ const neverRun = async (): Promise<Answer> => error('not run');
 
 /**
  * Checks one item of a worker's `tools/list`: a valid MCP name, an input schema that compiles (in
- * any dialect from draft-04 to 2020-12), no need for MCP tasks, and that the tool builds exactly as
+ * any dialect from draft-04 to 2020-12), and that the tool builds exactly as
  * the hub will build it for the model (under its model name).
  */
 export function checkListedTool(
@@ -27,7 +32,6 @@ export function checkListedTool(
   if (typeof listed.inputSchema !== 'object' || listed.inputSchema === null) {
     return { ok: false, reason: 'inputSchema is required and must be an object' };
   }
-  if (listed.execution?.taskSupport === 'required') return { ok: false, reason: TASKS_REQUIRED };
   const modelName = workerModelName(listed.name);
   try {
     fromMcpTool(listed, () => null);

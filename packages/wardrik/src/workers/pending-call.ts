@@ -15,7 +15,7 @@ export type CallOutcome =
 /** The answer to a request: a result, the worker's JSON-RPC error, or no answer at all (lost). */
 export type Reply =
   | { readonly type: 'result'; readonly result: unknown }
-  | { readonly type: 'error'; readonly message: string }
+  | { readonly type: 'error'; readonly message: string; readonly code?: number }
   | { readonly type: 'lost'; readonly reason: string };
 
 /** A request waiting for its response. */

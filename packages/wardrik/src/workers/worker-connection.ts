@@ -37,6 +37,8 @@ export interface ToolCall {
   readonly maxTimeMs: number;
   /** Receives the worker's `notifications/progress` for the call (each with a greater `progress`). */
   readonly onProgress?: (progress: Progress) => void;
+  /** Task augmentation (MCP tasks): the worker answers with the task it created (`{ task }`), not the result. */
+  readonly task?: Readonly<Record<string, unknown>>;
 }
 
 /** Timings and limits of a connection. */
@@ -48,6 +50,8 @@ export interface ConnectionOptions {
   readonly maxFaults: number;
   readonly onTools: (connection: WorkerConnection) => void;
   readonly onClose: (connection: WorkerConnection, reason: string) => void;
+  /** The worker said an MCP task's status changed (`notifications/tasks/status`). */
+  readonly onTaskStatus?: (connection: WorkerConnection, taskId: string) => void;
   readonly log: (message: string) => void;
 }
 
@@ -169,9 +173,21 @@ export class WorkerConnection {
       this.#pending.set(id, new PendingCall(this, id, resolve, call));
       this.inflight += 1;
       this.#sendText(
-        `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":${JSON.stringify(call.name)},"arguments":${JSON.stringify(call.arguments ?? {})},"_meta":${metaJson(id, call.meta)}}}`,
+        `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":${JSON.stringify(call.name)},"arguments":${JSON.stringify(call.arguments ?? {})},"_meta":${metaJson(id, call.meta)}${call.task ? `,"task":${JSON.stringify(call.task)}` : ''}}}`,
       );
     });
+  }
+
+  /**
+   * Asks the worker about an MCP task it created (`tasks/get`, `tasks/result`, `tasks/cancel`):
+   * its answer, its JSON-RPC error (with the code: -32602 when it does not know the task), or lost.
+   */
+  askAboutTask(
+    method: 'tasks/get' | 'tasks/result' | 'tasks/cancel',
+    taskId: string,
+    timeoutMs: number,
+  ): Promise<Reply> {
+    return this.#request(method, { taskId }, timeoutMs);
   }
 
   /** A call stopped waiting (cancelled or timed out): tell the worker, and drop its late answer. */
@@ -328,9 +344,10 @@ export class WorkerConnection {
       }
       this.#pending.delete(id as JsonRpcId);
       if (pending.method === 'tools/call') this.inflight -= 1;
+      const code = (error as { code?: unknown } | null | undefined)?.code;
       const reply: Reply =
         error !== undefined && error !== null
-          ? { type: 'error', message: describeError(error) }
+          ? { type: 'error', message: describeError(error), ...(typeof code === 'number' ? { code } : {}) }
           : { type: 'result', result };
       if (this.#held && pending.method === 'tools/call') this.#held.push(() => pending.settle(reply));
       else pending.settle(reply);
@@ -343,6 +360,11 @@ export class WorkerConnection {
     }
     if (method === 'notifications/progress' && id === undefined) {
       this.#progress(parsed.message.params);
+      return;
+    }
+    if (method === 'notifications/tasks/status' && id === undefined) {
+      const taskId = parsed.message.params?.['taskId'];
+      if (typeof taskId === 'string') this.#options.onTaskStatus?.(this, taskId);
       return;
     }
     if (id === undefined) return; // other notifications (message, cancelled) need no answer

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   type Answer,
   type Arguments,
+  type CompleteExternal,
   error,
   type McpTool,
   META,
@@ -30,6 +31,7 @@ import { RemoteWorker } from './remote-worker.js';
 import type { RoutedWorker } from './routed-worker.js';
 import { WorkerCluster } from './worker-cluster.js';
 import { type ConnectionOptions, WorkerConnection } from './worker-connection.js';
+import { WorkerTasks } from './worker-tasks.js';
 import { buildWorkerTool } from './worker-tool.js';
 
 export { WORKER_PREFIX } from './model-name.js';
@@ -145,6 +147,8 @@ export class WorkerHub implements UnpinnedDefinitionSource {
   /** The hash of each listed definition, made once per listing. */
   readonly #hashes = new WeakMap<McpTool, string>();
   readonly #unpinned = new UnpinnedDefinitions();
+  /** The MCP tasks of worker tools that need them, followed until their runs have the results. */
+  readonly #tasks: WorkerTasks;
 
   constructor(options: HubOptions = {}) {
     const fail = (message: string): never => {
@@ -167,6 +171,22 @@ export class WorkerHub implements UnpinnedDefinitionSource {
       maxFaults: options.maxFaults ?? 10,
       log: options.log ?? ((message) => console.warn(`[wardrik] ${message}`)),
     };
+    this.#tasks = new WorkerTasks({
+      localWorkers: () => this.#connections.values(),
+      elsewhere: (principalId) =>
+        [...(this.#cluster?.remoteWorkers() ?? [])].some((worker) => worker.principal.id === principalId),
+      timeoutMs: this.#options.callTimeoutMs,
+      log: this.#options.log,
+    });
+  }
+
+  /**
+   * Follows again, after a restart, the MCP tasks of worker tools runs still wait for (handles
+   * `workers/PRINCIPAL_ID/TASK_ID`; other handles are ignored), through the workers of each task's
+   * principal as they connect. Returns at once.
+   */
+  resume(waiting: { readonly handles: readonly string[]; readonly completeExternal: CompleteExternal }): void {
+    this.#tasks.resume(waiting);
   }
 
   /** Takes a worker's WebSocket (already authenticated as `principal`) and starts its session. */
@@ -182,6 +202,7 @@ export class WorkerHub implements UnpinnedDefinitionSource {
         this.#cluster?.publish(listed);
         this.#changed();
       },
+      onTaskStatus: (_connection, taskId) => this.#tasks.statusChanged(taskId),
       onClose: (closed, reason) => {
         this.#connections.delete(closed.id);
         this.#unbuilt.delete(closed.id);
@@ -248,7 +269,7 @@ export class WorkerHub implements UnpinnedDefinitionSource {
    */
   async leave(): Promise<void> {
     this.close();
-    await this.#cluster?.leave();
+    await Promise.all([this.#cluster?.leave(), this.#tasks.close()]);
   }
 
   /** The workers this node knows of — connected here, and to the other live nodes — oldest first. */
@@ -367,6 +388,7 @@ export class WorkerHub implements UnpinnedDefinitionSource {
 
   /** Closes every worker connection. */
   close(): void {
+    void this.#tasks.close();
     for (const connection of this.#connections.values()) connection.close(1001, 'Wardrik is shutting down');
   }
 
@@ -448,7 +470,10 @@ export class WorkerHub implements UnpinnedDefinitionSource {
     const refused = new Set<string>();
     let deadline: number | undefined;
     for (;;) {
-      const candidates = this.#offers(agent, name).winners.filter((worker) => !refused.has(worker.id));
+      // A tool that needs MCP tasks runs on workers connected to this node: its task is followed from here.
+      const candidates = this.#offers(agent, name).winners.filter(
+        (worker) => !refused.has(worker.id) && (worker instanceof WorkerConnection || !needsTasks(worker, name)),
+      );
       if (candidates.length === 0) {
         deadline ??= Date.now() + this.#options.unavailableWaitMs;
         const remaining = deadline - Date.now();
@@ -465,20 +490,34 @@ export class WorkerHub implements UnpinnedDefinitionSource {
         const each = candidates[index] as RoutedWorker;
         if (each.inflight < worker.inflight) worker = each;
       }
+      const meta = {
+        agent,
+        run: context.runId,
+        principal: context.principal,
+        idempotencyKey: context.idempotencyKey,
+        ...(context.fencingToken === undefined ? {} : { fencingToken: context.fencingToken }),
+        labels: context.labels,
+        ...(context.traceContext ? { trace: context.traceContext } : {}),
+      };
+      const idleTimeoutMs = toolTimeout(worker.tools.get(name)) ?? this.#options.callTimeoutMs;
+      if (worker instanceof WorkerConnection && needsTasks(worker, name)) {
+        return this.#tasks.start({
+          worker,
+          name,
+          arguments: args,
+          meta,
+          context,
+          idleTimeoutMs,
+          maxTimeMs: this.#options.maxCallMs,
+          trusted: this.#options.trustedWorkers,
+        });
+      }
       const outcome = await worker.callTool({
         name,
         arguments: args,
-        meta: {
-          agent,
-          run: context.runId,
-          principal: context.principal,
-          idempotencyKey: context.idempotencyKey,
-          ...(context.fencingToken === undefined ? {} : { fencingToken: context.fencingToken }),
-          labels: context.labels,
-          ...(context.traceContext ? { trace: context.traceContext } : {}),
-        },
+        meta,
         signal: context.signal,
-        idleTimeoutMs: toolTimeout(worker.tools.get(name)) ?? this.#options.callTimeoutMs,
+        idleTimeoutMs,
         maxTimeMs: this.#options.maxCallMs,
         onProgress: ({ progress, ...rest }) => context.reportProgress(progress, rest),
       });
@@ -546,6 +585,11 @@ interface Offers {
 /** Oldest first; on a tie (two workers connected in the same ms), by id, so that every node orders them alike. */
 function byConnection(a: RoutedWorker, b: RoutedWorker): number {
   return a.connectedAt - b.connectedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/** Whether the worker lists tool `name` as needing MCP tasks (`execution.taskSupport: 'required'`). */
+function needsTasks(worker: RoutedWorker, name: string): boolean {
+  return worker.tools.get(name)?.execution?.taskSupport === 'required';
 }
 
 /** How long a call may take, as a worker lists it in `_meta['wardrik/timeout']` (ms), if it does. */
