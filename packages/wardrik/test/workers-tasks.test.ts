@@ -28,6 +28,7 @@ import {
   WorkersEnv,
   workerCall,
 } from './workers-env.js';
+import { NodesEnv, storeKinds } from './workers-nodes-env.js';
 
 /** A worker's MCP server with a tool that needs tasks (`research`) and its own task store. */
 interface TaskWorker {
@@ -307,6 +308,43 @@ describe('a stdio MCP server through the bridge, as a separate process', () => {
     expect(answer).toMatchObject({ isError: false, labels: [OUTSIDE] });
     expect(JSON.stringify(answer?.content)).toContain('Research Report: tides');
     await env.killWorkers();
+  });
+});
+
+describe('across nodes (one MemoryStore)', () => {
+  it('a task tool runs on workers connected to the node driving the run; from another node the call is Unavailable, saying why', async () => {
+    const memory = storeKinds.find((kind) => kind.name === 'one MemoryStore');
+    const nodes = await NodesEnv.start(memory!.make(), ['node-a', 'node-b'], { workers: { unavailableWaitMs: 200 } });
+    const worker = taskWorker();
+    try {
+      const principal = await nodes.principal(['*']);
+      const connection = connectWorker({
+        url: nodes.node('node-a').url,
+        token: principal.token,
+        server: worker.server,
+      });
+      connections.push(connection);
+      await connection.ready;
+      await nodes.listed('node-b', principal, 'node-a', 'research');
+
+      const there = await nodes.node('node-b').wardrik.run('support', plan([research]));
+      const [refused] = answersOf(there.output);
+      expect(refused?.isError).toBe(true);
+      expect(JSON.stringify(refused?.content)).toContain(
+        'Unavailable: no worker connected to this node (it needs MCP tasks, which run on workers connected to the node driving the run) offers research',
+      );
+      expect(worker.created).toHaveLength(0);
+
+      const here = nodes.node('node-a').wardrik;
+      const { runId } = await here.start('support', plan([research]));
+      await until(async () => worker.created.length === 1);
+      await worker.complete(worker.created[0]?.task.taskId ?? '', report('from node A'));
+      await until(async () => (await here.getRunSummary(runId)).status === 'completed');
+      expect(answersOf((await here.wait(runId)).output)[0]).toMatchObject({ content: 'from node A' });
+    } finally {
+      await Promise.all(connections.splice(0).map((connection) => connection.close()));
+      await nodes.close();
+    }
   });
 });
 

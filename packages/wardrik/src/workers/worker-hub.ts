@@ -471,14 +471,17 @@ export class WorkerHub implements UnpinnedDefinitionSource {
     let deadline: number | undefined;
     for (;;) {
       // A tool that needs MCP tasks runs on workers connected to this node: its task is followed from here.
-      const candidates = this.#offers(agent, name).winners.filter(
-        (worker) => !refused.has(worker.id) && (worker instanceof WorkerConnection || !needsTasks(worker, name)),
-      );
+      const winners = this.#offers(agent, name).winners.filter((worker) => !refused.has(worker.id));
+      const candidates = winners.filter((worker) => worker instanceof WorkerConnection || !needsTasks(worker, name));
       if (candidates.length === 0) {
         deadline ??= Date.now() + this.#options.unavailableWaitMs;
         const remaining = deadline - Date.now();
         if (remaining <= 0 || context.signal.aborted) {
-          return error(`Unavailable: no worker offers ${name} (waited ${this.#options.unavailableWaitMs} ms)`, {
+          const where =
+            winners.length > 0
+              ? ' connected to this node (it needs MCP tasks, which run on workers connected to the node driving the run)'
+              : '';
+          return error(`Unavailable: no worker${where} offers ${name} (waited ${this.#options.unavailableWaitMs} ms)`, {
             code: 'unavailable',
           });
         }
