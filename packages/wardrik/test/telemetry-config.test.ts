@@ -22,7 +22,10 @@ describe('telemetry settings', () => {
       [{ metrics: { token: 'short' } }, 'config.telemetry.metrics.token: expected a string of at least 16 characters'],
       [{ metrics: { port: 70_000 } }, 'config.telemetry.metrics.port: expected a port number 0–65535'],
       [{ metrics: { host: '10.0.0.5' } }, 'config.telemetry.metrics: host needs a port'],
-      [{ metrics: { path: '/m' } }, 'config.telemetry.metrics.path: unknown setting (expected token, host, port)'],
+      [
+        { metrics: { path: '/m' } },
+        'config.telemetry.metrics.path: unknown setting (expected token, tokenFile, host, port)',
+      ],
     ];
     for (const [telemetry, message] of wrong) {
       expect(() => defineConfig({ agents, telemetry } as never)).toThrow(message);

@@ -1,6 +1,6 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { MetricsTokens } from '../telemetry/metrics-tokens.js';
 import { send } from './problem.js';
 import { RESPONSE_HEADERS } from './response-headers.js';
 import type { Route } from './routes.js';
@@ -13,17 +13,21 @@ export interface MetricsSource {
   countEventStreams?(count: () => number): void;
 }
 
-/** `GET /metrics` on the API server: metrics for a scraper that sends `Authorization: Bearer <token>`. */
-export interface ServedMetrics {
-  readonly source: MetricsSource;
-  /** The metrics token (not an API token): only a request bearing it is answered. */
-  readonly token: string;
-}
+/**
+ * `GET /metrics` on the API server: metrics for a scraper that sends `Authorization: Bearer
+ * <token>`, with the metrics token (not an API token), or any token in `tokenFile` (its lines,
+ * read again when it changes: a rotation needs no restart).
+ */
+export type ServedMetrics = { readonly source: MetricsSource } & (
+  | { readonly token: string; readonly tokenFile?: undefined }
+  | { readonly tokenFile: string; readonly token?: undefined }
+);
 
 /** The `GET /metrics` route: Prometheus' text format, for the bearer of the metrics token only. */
 export function metricsRoute(metrics: ServedMetrics): Route {
-  if (metrics.token.length < 16) throw new RangeError('the metrics token must have at least 16 characters');
-  const expected = digest(metrics.token);
+  const tokens = new MetricsTokens(
+    metrics.tokenFile === undefined ? { token: metrics.token } : { tokenFile: metrics.tokenFile },
+  );
   return {
     method: 'get',
     path: '/metrics',
@@ -33,7 +37,7 @@ export function metricsRoute(metrics: ServedMetrics): Route {
     problems: { 401: 'No Authorization header, or not the metrics token.' },
     handle: async ({ c }) => {
       const given = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '')?.[1];
-      if (given === undefined || !timingSafeEqual(digest(given), expected)) {
+      if (given === undefined || !tokens.accepts(given)) {
         c.header('www-authenticate', 'Bearer');
         return send(c, 401, 'unauthorized', 'Unauthorized', 'GET /metrics needs Authorization: Bearer <metrics token>');
       }
@@ -94,8 +98,4 @@ export function startMetricsServer(options: {
       });
     });
   });
-}
-
-function digest(text: string): Buffer {
-  return createHash('sha256').update(text).digest();
 }

@@ -97,6 +97,9 @@ export async function runServe(parsed: Parsed): Promise<number> {
       config,
       lifecycle,
       ...(metrics && metricsSettings?.token ? { metrics: { source: metrics, token: metricsSettings.token } } : {}),
+      ...(metrics && metricsSettings?.tokenFile
+        ? { metrics: { source: metrics, tokenFile: metricsSettings.tokenFile } }
+        : {}),
     });
     try {
       if (metrics && metricsSettings?.listen) {
@@ -131,7 +134,7 @@ export async function runServe(parsed: Parsed): Promise<number> {
       url: server.url,
       ...(metricsServer
         ? { metrics: metricsServer.url }
-        : metricsSettings?.token
+        : metricsSettings?.token || metricsSettings?.tokenFile
           ? { metrics: `${server.url}/metrics` }
           : {}),
       traces: traces !== undefined,
