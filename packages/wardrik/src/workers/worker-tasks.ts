@@ -128,7 +128,7 @@ export class WorkerTasks {
         this.#watcher.watch({
           taskId: created.taskId,
           handle,
-          completeExternal: context.completeExternal,
+          completeExternal: this.#delivering(created.taskId, context.completeExternal),
           mcpName: call.name,
           ...(created.pollInterval === undefined ? {} : { pollIntervalMs: created.pollInterval }),
         });
@@ -146,7 +146,11 @@ export class WorkerTasks {
       const parsed = parseHandle(handle);
       if (parsed === undefined) continue;
       this.#principals.set(parsed.taskId, parsed.principalId);
-      this.#watcher.watch({ taskId: parsed.taskId, handle, completeExternal: waiting.completeExternal });
+      this.#watcher.watch({
+        taskId: parsed.taskId,
+        handle,
+        completeExternal: this.#delivering(parsed.taskId, waiting.completeExternal),
+      });
       resumed += 1;
     }
     if (resumed > 0) this.#deps.log(`workers: following ${resumed} MCP tasks again`);
@@ -165,6 +169,16 @@ export class WorkerTasks {
   /** Stops following (runs keep waiting; a restart's `resume` follows them again). */
   async close(): Promise<void> {
     await this.#watcher.close();
+  }
+
+  /** `completeExternal`, forgetting where the task lives once its outcome is delivered (the watcher is done with it). */
+  #delivering(taskId: string, completeExternal: CompleteExternal): CompleteExternal {
+    return (handle, outcome) => {
+      this.#principals.delete(taskId);
+      this.#where.delete(taskId);
+      this.#absent.delete(taskId);
+      return completeExternal(handle, outcome);
+    };
   }
 
   /** Who answers about a task now: its principal's workers connected here. Rejects while there are none. */
