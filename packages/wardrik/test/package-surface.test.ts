@@ -26,7 +26,16 @@ const INTERNAL_EXPORTS: Record<string, string> = {
 };
 
 /** The heavy packages an app pays for only when it uses what needs them. */
-const LAZY_PACKAGES = ['pg', 'hono', '@hono/node-server', 'pino', 'prom-client', '@modelcontextprotocol/sdk', 'ai'];
+const LAZY_PACKAGES = [
+  'pg',
+  'hono',
+  '@hono/node-server',
+  'pino',
+  'prom-client',
+  '@modelcontextprotocol/sdk',
+  'ai',
+  '@opentelemetry/api',
+];
 const isLazy = (name: string) => LAZY_PACKAGES.includes(name) || name.startsWith('@ai-sdk/');
 
 interface ExportInfo {

@@ -1,6 +1,7 @@
-import { type Attributes, type Histogram, type Meter, metrics } from '@opentelemetry/api';
+import type { Attributes, Histogram, Meter } from '@opentelemetry/api';
 import type { HookEvents, Hooks } from '../runtime/hooks.js';
 import { genAiModelNames } from './genai-names.js';
+import { otelApi } from './otel-api.js';
 
 /** The conventions' buckets for `gen_ai.client.token.usage` (tokens). */
 const TOKEN_BUCKETS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864];
@@ -42,7 +43,7 @@ export function recordGenAiMetrics(hooks: Hooks, options: { readonly meter?: Met
   let instruments: Instruments | undefined;
   const made = (): Instruments => {
     if (instruments) return instruments;
-    const meter = options.meter ?? metrics.getMeter('wardrik');
+    const meter = options.meter ?? otelApi().metrics.getMeter('wardrik');
     instruments = {
       tokens: meter.createHistogram('gen_ai.client.token.usage', {
         description: 'Number of input and output tokens used.',

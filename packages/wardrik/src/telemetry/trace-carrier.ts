@@ -1,5 +1,6 @@
-import { createTraceState, isSpanContextValid, type SpanContext, TraceFlags } from '@opentelemetry/api';
+import type { SpanContext } from '@opentelemetry/api';
 import type { TraceCarrier } from '../runtime/hooks.js';
+import { otelApi } from './otel-api.js';
 
 const TRACEPARENT = /^([\da-f]{2})-([\da-f]{32})-([\da-f]{16})-([\da-f]{2})(?:-.*)?$/;
 
@@ -16,7 +17,7 @@ const TRACEPARENT = /^([\da-f]{2})-([\da-f]{32})-([\da-f]{16})-([\da-f]{2})(?:-.
  */
 export function toCarrier(spanContext: SpanContext): TraceCarrier | undefined {
   // No SDK registered: spans are no-ops with all-zero ids, which are nobody's context.
-  if (!isSpanContextValid(spanContext)) return undefined;
+  if (!otelApi().isSpanContextValid(spanContext)) return undefined;
   const flags = (spanContext.traceFlags & 0xff).toString(16).padStart(2, '0');
   const traceparent = `00-${spanContext.traceId}-${spanContext.spanId}-${flags}`;
   const tracestate = spanContext.traceState?.serialize();
@@ -33,9 +34,9 @@ export function fromCarrier(carrier: TraceCarrier | undefined): SpanContext | un
   return {
     traceId,
     spanId,
-    traceFlags: Number.parseInt(flags, 16) & TraceFlags.SAMPLED,
+    traceFlags: Number.parseInt(flags, 16) & otelApi().TraceFlags.SAMPLED,
     isRemote: true,
-    ...(tracestate ? { traceState: createTraceState(tracestate) } : {}),
+    ...(tracestate ? { traceState: otelApi().createTraceState(tracestate) } : {}),
   };
 }
 

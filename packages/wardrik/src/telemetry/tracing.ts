@@ -1,20 +1,9 @@
-import {
-  type Attributes,
-  type Context,
-  context,
-  isSpanContextValid,
-  type Meter,
-  ROOT_CONTEXT,
-  type Span,
-  SpanKind,
-  SpanStatusCode,
-  type Tracer,
-  trace,
-} from '@opentelemetry/api';
+import type { Attributes, Context, Meter, Span, Tracer } from '@opentelemetry/api';
 import type { Model } from '../model/model.js';
 import { deferredCarrier, type HookEvents, type HookName, type Hooks, type TraceCarrier } from '../runtime/hooks.js';
 import { recordGenAiMetrics } from './genai-metrics.js';
 import { genAiModelNames, toolType } from './genai-names.js';
+import { otelApi } from './otel-api.js';
 import { redactArguments, redactText } from './redaction.js';
 import { fromCarrier, toCarrier } from './trace-carrier.js';
 
@@ -143,6 +132,7 @@ interface AttemptTrace {
  * ```
  */
 export function enableTracing(wardrik: TracedRuntime, options: TracingOptions = {}): () => void {
+  const { context, isSpanContextValid, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } = otelApi();
   const tracer = options.tracer ?? trace.getTracer('wardrik');
   const content = options.includeContent === true;
   const hooks = wardrik.hooks;
