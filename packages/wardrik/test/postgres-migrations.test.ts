@@ -58,6 +58,7 @@ describe('PostgreSQL migrations', () => {
       'leases',
       'memories',
       'migrations',
+      'oauth_credentials',
       'parks',
       'principals',
       'retention_sweeps',

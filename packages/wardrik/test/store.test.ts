@@ -522,6 +522,7 @@ describe('SqliteStore', () => {
       { version: 7, name: 'open parks by kind', applied_at: expect.any(Number) },
       { version: 8, name: 'retention', applied_at: expect.any(Number) },
       { version: 9, name: 'tokens that expire', applied_at: expect.any(Number) },
+      { version: 10, name: 'oauth credentials', applied_at: expect.any(Number) },
     ]);
     expect(SQLITE_SCHEMA_VERSION).toBe(SQLITE_MIGRATIONS.length);
     expect(migrateSqlite(database)).toEqual([]);
@@ -545,6 +546,7 @@ describe('SqliteStore', () => {
       'memories_fts_idx',
       'memories_owner',
       'migrations',
+      'oauth_credentials',
       'parks',
       'parks_open_external',
       'parks_run',

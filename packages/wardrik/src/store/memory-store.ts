@@ -24,6 +24,7 @@ import {
   storedRecordFrom,
 } from './columns.js';
 import type { FoundMemory, MemoryFilter, MemoryQuery, StoredMemory } from './memory-index.js';
+import type { OAuthCredentialKey, OAuthCredentialKind, StoredOAuthCredential } from './oauth-store.js';
 import {
   compareTokens,
   type PrincipalColumns,
@@ -572,6 +573,41 @@ export class MemoryStore implements Store {
 
   readonly #allowances = new Map<string, Allowance>();
 
+  /** OAuth credentials by server, principal and kind (joined by NUL). */
+  readonly #oauth = new Map<string, StoredOAuthCredential>();
+
+  async getOAuthCredential(key: OAuthCredentialKey): Promise<StoredOAuthCredential | undefined> {
+    this.checkUsable();
+    const found = this.#oauth.get(oauthKey(key));
+    return found === undefined ? undefined : { ...found };
+  }
+
+  async putOAuthCredential(credential: StoredOAuthCredential): Promise<void> {
+    this.checkUsable();
+    if (!Number.isSafeInteger(credential.updatedAt)) {
+      throw new StoreError(`OAuth ${credential.kind} of ${credential.server}: updatedAt must be an integer time in ms`);
+    }
+    const { server, principal, kind, value, updatedAt } = credential;
+    this.#oauth.set(oauthKey(credential), { server, principal, kind, value, updatedAt });
+  }
+
+  async deleteOAuthCredentials(filter: {
+    readonly server: string;
+    readonly principal?: string;
+    readonly kinds?: readonly OAuthCredentialKind[];
+  }): Promise<number> {
+    this.checkUsable();
+    let deleted = 0;
+    for (const [key, credential] of this.#oauth) {
+      if (credential.server !== filter.server) continue;
+      if (filter.principal !== undefined && credential.principal !== filter.principal) continue;
+      if (filter.kinds !== undefined && !filter.kinds.includes(credential.kind)) continue;
+      this.#oauth.delete(key);
+      deleted += 1;
+    }
+    return deleted;
+  }
+
   async putAllowance(allowance: Allowance): Promise<void> {
     this.checkUsable();
     this.#allowances.set(`${allowance.agent}\u0000${allowance.tool}`, { ...allowance });
@@ -740,4 +776,9 @@ function stateWrite(columns: StateColumns): ScopedStateWrite {
  */
 export function memoryStore(): MemoryStore {
   return new MemoryStore();
+}
+
+/** The memory store's key of an OAuth credential. */
+function oauthKey(key: OAuthCredentialKey): string {
+  return `${key.server}\u0000${key.principal}\u0000${key.kind}`;
 }

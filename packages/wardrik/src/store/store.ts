@@ -3,6 +3,7 @@ import type { Park, ParkDecision, ParkKind, StoredRecord } from '../journal/reco
 import type { ArtifactStore } from './artifact-store.js';
 import type { AuthStore } from './auth-store.js';
 import type { MemoryIndex } from './memory-index.js';
+import type { OAuthStore } from './oauth-store.js';
 import type { RetentionStore } from './retention-store.js';
 import type { Lease, RunStore } from './run-store.js';
 import type { ScopedStateWrite, SessionStore } from './session-store.js';
@@ -120,7 +121,8 @@ export interface ParkFilter {
  * Where runs, journals and parks (a {@link RunStore}), principals and tokens (an
  * {@link AuthStore}), the nodes' worker registry and mail (a {@link WorkerStore}), and sessions
  * and state (a {@link SessionStore}), memories (a {@link MemoryIndex}) and artifacts (an
- * {@link ArtifactStore}) are kept, and what retention deletes (a {@link RetentionStore}).
+ * {@link ArtifactStore}) are kept, what retention deletes (a {@link RetentionStore}), and the OAuth
+ * credentials MCP toolsets keep for remote servers (an {@link OAuthStore}).
  * Every adapter implements all of them: SQLite (one process), PostgreSQL (many nodes), in memory
  * (tests).
  */
@@ -131,11 +133,18 @@ export interface Store
     SessionStore,
     MemoryIndex,
     ArtifactStore,
-    RetentionStore {}
+    RetentionStore,
+    OAuthStore {}
 
 export type { ArtifactSave, ArtifactScopeId, ArtifactStore } from './artifact-store.js';
 export type { AuthStore } from './auth-store.js';
 export type { FoundMemory, MemoryFilter, MemoryIndex, MemoryQuery, StoredMemory } from './memory-index.js';
+export type {
+  OAuthCredentialKey,
+  OAuthCredentialKind,
+  OAuthStore,
+  StoredOAuthCredential,
+} from './oauth-store.js';
 export type {
   AgentSelection,
   AppSelection,

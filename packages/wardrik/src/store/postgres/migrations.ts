@@ -298,6 +298,23 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       ALTER TABLE tokens ADD COLUMN expires_at bigint;
     `,
   },
+  {
+    version: 11,
+    name: 'oauth credentials',
+    sql: `
+      -- What MCP toolsets keep for remote servers that use OAuth: client registrations, tokens,
+      -- flows under way; per server, per principal ('' when shared). value is encrypted by the
+      -- toolset (AES-256-GCM, key WARDRIK_SECRET_KEY): the store never sees a token in clear.
+      CREATE TABLE oauth_credentials (
+        server text COLLATE "C" NOT NULL,
+        principal text COLLATE "C" NOT NULL,
+        kind text NOT NULL,
+        value text NOT NULL,
+        updated_at bigint NOT NULL,
+        PRIMARY KEY (server, principal, kind)
+      );
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

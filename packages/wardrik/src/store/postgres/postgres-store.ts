@@ -8,6 +8,7 @@ import type { ArtifactSave, ArtifactScopeId } from '../artifact-store.js';
 import { type ParkColumns, parkNotOpenError, type SerializedWrite, serializeWrite } from '../columns.js';
 import { tellCommit } from '../commit-stats.js';
 import type { FoundMemory, MemoryFilter, MemoryQuery, StoredMemory } from '../memory-index.js';
+import type { OAuthCredentialKey, OAuthCredentialKind, StoredOAuthCredential } from '../oauth-store.js';
 import { principalColumns, tokenColumns } from '../principal-columns.js';
 import {
   checkBatch,
@@ -72,6 +73,7 @@ import { GroupCommit, type Outcomes } from './group-commit.js';
 import * as leases from './lease-queries.js';
 import * as memories from './memory-queries.js';
 import { migratePostgres } from './migrations.js';
+import * as oauth from './oauth-queries.js';
 import { isConflict, isStatementError, isTransient, postgresFailure, scrub, type Target } from './postgres-errors.js';
 import * as requestQueries from './request-queries.js';
 import * as retention from './retention-queries.js';
@@ -573,6 +575,40 @@ export class PostgresStore implements Store {
 
   async listTokens(principalId?: string): Promise<TokenInfo[]> {
     return this.#call('listing tokens', (client) => auth.listTokens(client, principalId), { retry: true });
+  }
+
+  async getOAuthCredential(key: OAuthCredentialKey): Promise<StoredOAuthCredential | undefined> {
+    return this.#call(
+      `reading the OAuth ${key.kind} of ${key.server}`,
+      (client) => oauth.getOAuthCredential(client, key),
+      {
+        retry: true,
+      },
+    );
+  }
+
+  async putOAuthCredential(credential: StoredOAuthCredential): Promise<void> {
+    if (!Number.isSafeInteger(credential.updatedAt)) {
+      throw new StoreError(`OAuth ${credential.kind} of ${credential.server}: updatedAt must be an integer time in ms`);
+    }
+    // Replacing a row with the same value is safe to repeat.
+    await this.#call(
+      `writing the OAuth ${credential.kind} of ${credential.server}`,
+      (client) => oauth.putOAuthCredential(client, credential),
+      { retry: true },
+    );
+  }
+
+  async deleteOAuthCredentials(filter: {
+    readonly server: string;
+    readonly principal?: string;
+    readonly kinds?: readonly OAuthCredentialKind[];
+  }): Promise<number> {
+    return this.#call(
+      `deleting OAuth credentials of ${filter.server}`,
+      (client) => oauth.deleteOAuthCredentials(client, filter),
+      { retry: true },
+    );
   }
 
   async createSession(session: SessionRow): Promise<boolean> {

@@ -219,6 +219,23 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       ALTER TABLE tokens ADD COLUMN expires_at INTEGER;
     `,
   },
+  {
+    version: 10,
+    name: 'oauth credentials',
+    sql: `
+      -- What MCP toolsets keep for remote servers that use OAuth: client registrations, tokens,
+      -- flows under way; per server, per principal ('' when shared). value is encrypted by the
+      -- toolset (AES-256-GCM, key WARDRIK_SECRET_KEY): the store never sees a token in clear.
+      CREATE TABLE oauth_credentials (
+        server TEXT NOT NULL,
+        principal TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        value TEXT NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (server, principal, kind)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

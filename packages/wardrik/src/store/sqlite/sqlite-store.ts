@@ -26,6 +26,7 @@ import {
   storedRecordFrom,
 } from '../columns.js';
 import type { FoundMemory, MemoryFilter, MemoryQuery, StoredMemory } from '../memory-index.js';
+import type { OAuthCredentialKey, OAuthCredentialKind, StoredOAuthCredential } from '../oauth-store.js';
 import {
   type PrincipalColumns,
   principalColumns,
@@ -82,6 +83,7 @@ import { RuntimeLock } from './runtime-lock.js';
 import { prepareArtifacts, type SqliteArtifacts } from './sqlite-artifacts.js';
 import { advice, sqliteFailure } from './sqlite-errors.js';
 import { prepareMemories, type SqliteMemories } from './sqlite-memories.js';
+import { prepareOAuth, type SqliteOAuth } from './sqlite-oauth.js';
 import { prepareRetention, type SqliteRetention } from './sqlite-retention.js';
 import { prepareSessions, type SqliteSessions } from './sqlite-sessions.js';
 import { type SyncFile, WalSync } from './wal-sync.js';
@@ -171,6 +173,7 @@ interface Statements {
   readonly sessions: SqliteSessions;
   readonly memories: SqliteMemories;
   readonly artifacts: SqliteArtifacts;
+  readonly oauth: SqliteOAuth;
 }
 
 /**
@@ -620,6 +623,29 @@ export class SqliteStore implements Store {
     return rows.map(tokenInfoFrom);
   }
 
+  async getOAuthCredential(key: OAuthCredentialKey): Promise<StoredOAuthCredential | undefined> {
+    return this.readNow(`reading the OAuth ${key.kind} of ${key.server}`, (statements) => statements.oauth.get(key));
+  }
+
+  async putOAuthCredential(credential: StoredOAuthCredential): Promise<void> {
+    if (!Number.isSafeInteger(credential.updatedAt)) {
+      throw new StoreError(`OAuth ${credential.kind} of ${credential.server}: updatedAt must be an integer time in ms`);
+    }
+    await this.writeNowResult(`writing the OAuth ${credential.kind} of ${credential.server}`, (statements) =>
+      statements.oauth.put(credential),
+    );
+  }
+
+  async deleteOAuthCredentials(filter: {
+    readonly server: string;
+    readonly principal?: string;
+    readonly kinds?: readonly OAuthCredentialKind[];
+  }): Promise<number> {
+    return this.writeNowResult(`deleting OAuth credentials of ${filter.server}`, (statements) =>
+      statements.oauth.delete(filter),
+    );
+  }
+
   /** Flushes what is queued, then closes the file once it is on disk. Calling it again does nothing. */
   async close(): Promise<void> {
     if (this.closing) return this.closing.catch(() => {});
@@ -1039,6 +1065,7 @@ function prepare(database: Database.Database): Statements {
   });
   const memories = prepareMemories(database);
   const artifacts = prepareArtifacts(database);
+  const oauth = prepareOAuth(database);
   return {
     ...statements,
     flush,
@@ -1050,6 +1077,7 @@ function prepare(database: Database.Database): Statements {
     sessions,
     memories,
     artifacts,
+    oauth,
   };
 }
 
