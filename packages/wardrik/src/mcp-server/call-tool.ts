@@ -49,9 +49,13 @@ export async function callTool(
   const problems = argumentProblems(tool, args);
   if (problems)
     return { content: [{ type: 'text', text: `Invalid arguments for tool ${name}: ${problems}` }], isError: true };
+  const asTask = request.params.task !== undefined;
   let runId: string;
   try {
-    runId = await startRun(wardrik, tool, args, principal);
+    // A call answered only once its run ends (not a task) hands out nothing before then: its start
+    // rides to disk with the run's first barrier, as `wardrik.run` does. A task's id is handed out
+    // at once, so its run is on disk first.
+    runId = await startRun(wardrik, tool, args, principal, { durable: asTask });
   } catch (thrown) {
     if (
       InvalidInputError.isInstance(thrown) ||
@@ -62,18 +66,23 @@ export async function callTool(
     }
     throw thrown;
   }
-  const run = await wardrik.getRunSummary(runId);
-  const options = settleOptionsFor(context, session, extra, run);
-  if (request.params.task) {
+  if (asTask) {
+    const run = await wardrik.getRunSummary(runId);
+    const askable = settleOptionsFor(context, session, extra, run).askable;
     const token = extra._meta?.progressToken;
     if (token !== undefined) reportTaskProgress(wardrik, session, runId, token);
     return {
       task: await runTask(wardrik, run, {
         pollInterval: context.taskPollIntervalMs,
-        askable: options.askable ?? (() => false),
+        askable: askable ?? (() => false),
       }),
     };
   }
+  const options = settleOptionsFor(context, session, extra, {
+    id: runId,
+    agent: tool.agent.name,
+    principal: principal.id,
+  });
   // Cancelled by the client (not closed with its session): the run is cancelled.
   const onAbort = () => {
     if (session.closing.aborted) return;
@@ -84,13 +93,13 @@ export async function callTool(
   if (extra.signal.aborted) onAbort();
   let settled: Settled;
   try {
-    settled = await settleRun({ ...options, runId, afterSeq: 0 });
+    settled = await settleRun({ ...options, runId, afterSeq: 0, startedHere: true });
   } finally {
     extra.signal.removeEventListener('abort', onAbort);
   }
   return resultOf(
     wardrik,
-    run.agent,
+    { name: tool.agent.name, gateway: tool.type === 'gateway' },
     settled,
     typeof args['session'] === 'string' && tool.type === 'agent' ? args['session'] : undefined,
   );
@@ -124,23 +133,30 @@ function reportTaskProgress(
 }
 
 /**
- * A run's end as the tool's result: for a gateway run, the tool's own answer (found in the
- * journal); for an agent run, the run's output.
+ * A run's end as the tool's result: for a gateway run, the tool's own answer (as the run's events
+ * told it, else found in the journal); for an agent run, the run's output. `agent` is the run's
+ * agent's name, or its name and whether it is a gateway agent when the caller knows.
  */
 export async function resultOf(
   wardrik: Wardrik,
-  agentName: string,
+  agent: string | { readonly name: string; readonly gateway: boolean },
   settled: Settled,
   session?: string,
 ): Promise<CallToolResult> {
-  const agent = wardrik.agents().find((each) => each.name === agentName);
-  if (agent && gatewayOf(agent) !== undefined) {
-    return gatewayToolResult(settled.result, await gatewayAnswer(wardrik, settled.result.runId), {
-      agent: agentName,
-      notes: settled.notes,
-    });
+  const { name, gateway } =
+    typeof agent === 'string' ? { name: agent, gateway: isGatewayAgent(wardrik, agent) } : agent;
+  if (gateway) {
+    const answer = settled.firstAnswer
+      ? settled.firstAnswer.answer
+      : await gatewayAnswer(wardrik, settled.result.runId);
+    return gatewayToolResult(settled.result, answer, { agent: name, notes: settled.notes });
   }
-  return runToolResult(settled.result, { agent: agentName, notes: settled.notes, ...(session ? { session } : {}) });
+  return runToolResult(settled.result, { agent: name, notes: settled.notes, ...(session ? { session } : {}) });
+}
+
+function isGatewayAgent(wardrik: Wardrik, name: string): boolean {
+  const agent = wardrik.agents().find((each) => each.name === name);
+  return agent !== undefined && gatewayOf(agent) !== undefined;
 }
 
 async function gatewayAnswer(wardrik: Wardrik, runId: string): Promise<Answer | undefined> {
@@ -155,18 +171,22 @@ async function startRun(
   tool: OfferedTool,
   args: Record<string, unknown>,
   principal: Principal,
+  { durable }: { readonly durable: boolean },
 ): Promise<string> {
   if (tool.type === 'gateway') {
     return (
       await wardrik.start(tool.agent.name, gatewayInput({ tool: tool.tool, arguments: args }), {
         principal: principal.id,
+        durable,
       })
     ).runId;
   }
   const input = args['input'] as string;
   const session = args['session'] as string | undefined;
-  if (session === undefined) return (await wardrik.start(tool.agent.name, input, { principal: principal.id })).runId;
+  if (session === undefined)
+    return (await wardrik.start(tool.agent.name, input, { principal: principal.id, durable })).runId;
   try {
+    // A session's run is on disk at its start whatever `durable` says.
     return (await wardrik.start(tool.agent.name, input, { principal: principal.id, session })).runId;
   } catch (thrown) {
     if (!SessionNotFoundError.isInstance(thrown)) throw thrown;

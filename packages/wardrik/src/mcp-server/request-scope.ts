@@ -41,6 +41,9 @@ export interface SessionState {
   active: number;
 }
 
+/** What a request needs to know of the run it sees through: its id, its agent and whom it acts for. */
+export type RunIdentity = Pick<RunRow, 'id' | 'agent' | 'principal'>;
+
 /** What a request handler is given. */
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -97,7 +100,7 @@ export function elicits(server: Server): boolean {
  * (approval, tool, budget), when the client elicits and the principal may answer parks of the
  * run (as in the console: `park.answer`).
  */
-export function askableBy(server: Server, principal: Principal, run: RunRow): (park: ParkRow) => boolean {
+export function askableBy(server: Server, principal: Principal, run: RunIdentity): (park: ParkRow) => boolean {
   const allowed =
     elicits(server) && can(principal, 'park.answer', { agent: run.agent, runPrincipal: run.principal }).allowed;
   return (park) => allowed && ASKED_KINDS.includes(park.kind);
@@ -107,13 +110,14 @@ export function askableBy(server: Server, principal: Principal, run: RunRow): (p
  * How a request sees `run` through: asking the client about the parks it may answer (on the
  * request's own stream, so that it reaches the client waiting on it; tied to the task when the
  * request serves one), telling it of the others, and (when asked for) progress — and, to a client
- * that set `logging/setLevel` to `debug`, each of the run's steps as a `debug` log line.
+ * that had set `logging/setLevel` to `debug` when the request came, each of the run's steps as a
+ * `debug` log line.
  */
 export function settleOptionsFor(
   context: McpContext,
   session: SessionState,
   extra: Extra,
-  run: RunRow,
+  run: RunIdentity,
   taskId?: string,
 ): Omit<SettleOptions, 'afterSeq' | 'runId'> {
   const principal = principalOf(extra, session);
@@ -126,10 +130,13 @@ export function settleOptionsFor(
     const message = progressMessage(event);
     if (message !== undefined) log('debug', `run ${run.id}: ${message}`);
   };
+  // Nobody to tell of the run's steps (no progress token, logging not at debug when the request
+  // came): its events need not be followed.
+  const wantsEvents = progress !== undefined || session.logLevel === 'debug';
   return {
     wardrik: context.wardrik,
     signal: extra.signal,
-    onEvent,
+    ...(wantsEvents ? { onEvent } : {}),
     askable: askableBy(session.server, principal, run),
     ask: (park, signal) =>
       askAboutPark(

@@ -1,5 +1,6 @@
+import type { Answer } from '@wardrik/core';
 import type { ParkKind } from '../journal/records.js';
-import type { RunEvent } from '../runtime/events.js';
+import { isJournaled, type RunEvent } from '../runtime/events.js';
 import type { RunResult, Wardrik } from '../runtime/wardrik.js';
 import { isEnded, type ParkRow } from '../store/store.js';
 import { Wakeup } from './wakeup.js';
@@ -41,12 +42,54 @@ export interface SettleOptions {
   readonly askable?: (park: ParkRow) => boolean;
   /** Told once of each park left to people (or, for `external`, to outside work). */
   readonly onWaiting?: (park: ParkRow) => void;
+  /**
+   * The run was started by this request on this node a moment ago (`afterSeq` 0, no `onEvent`):
+   * until it parks, it is seen through from memory (`wardrik.wait`, as `run` does) rather than by
+   * following its journal, whose reads would commit the run's records while it goes on.
+   */
+  readonly startedHere?: boolean;
 }
 
 /** A run seen through: how it ended, and what became of the parks the client was asked about. */
 export interface Settled {
   readonly result: RunResult;
   readonly notes: readonly ParkNote[];
+  /**
+   * The answer of the run's first call, when its events said it (every record up to it was seen,
+   * in order): `{ answer: undefined }` for a run seen to its end with no call answered; undefined
+   * when its events did not say (then the journal does).
+   */
+  readonly firstAnswer?: { readonly answer: Answer | undefined };
+}
+
+/**
+ * The first `call-answered` of a run, from its events, trusted only when every record before it
+ * was seen, in order (from seq 1, or from 2 when `run-started` was missed: it is always seq 1).
+ */
+class FirstAnswer {
+  #next: number;
+  #gap = false;
+  #found: { readonly answer: Answer | undefined } | undefined;
+
+  constructor(fromSeq: number) {
+    this.#next = fromSeq;
+  }
+
+  see(event: RunEvent): void {
+    if (this.#gap || this.#found || !isJournaled(event) || event.seq < this.#next) return;
+    if (event.seq > this.#next) {
+      this.#gap = true;
+      return;
+    }
+    this.#next += 1;
+    const { record } = event;
+    if (record.type === 'call-answered') this.#found = { answer: record.answer };
+    else if (record.type === 'run-ended') this.#found = { answer: undefined };
+  }
+
+  get found(): { readonly answer: Answer | undefined } | undefined {
+    return this.#found;
+  }
 }
 
 /**
@@ -56,7 +99,46 @@ export interface Settled {
  * it follows the run's journal. Rejects when `signal` aborts, or with what `ask` rejected with.
  */
 export async function settleRun(options: SettleOptions): Promise<Settled> {
+  if (options.startedHere && options.afterSeq === 0 && options.onEvent === undefined) {
+    const settled = await settleFromMemory(options);
+    if (settled) return settled;
+  }
+  return settleFollowing(options);
+}
+
+/**
+ * Sees a run this node drives through until it ends (the result) or parks (undefined: the
+ * journal is followed from there) without reading the store: `wardrik.wait` resolves from the
+ * driver's state (a run no longer driven here, it reads the row once). Its events are listened to
+ * meanwhile only for the first call's answer; `run-started` (seq 1) was sent before the request
+ * could listen. Rejects when `signal` aborts (the run goes on).
+ */
+async function settleFromMemory(options: SettleOptions): Promise<Settled | undefined> {
+  const { wardrik, runId, signal } = options;
+  signal.throwIfAborted();
+  const first = new FirstAnswer(2);
+  const stopListening = wardrik.subscribe(runId, (event) => first.see(event));
+  let onAbort: (() => void) | undefined;
+  try {
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    const result = await Promise.race([wardrik.wait(runId), aborted]);
+    if (!isEnded(result.status)) return undefined;
+    const firstAnswer = first.found;
+    return { result, notes: [], ...(firstAnswer ? { firstAnswer } : {}) };
+  } finally {
+    if (onAbort) signal.removeEventListener('abort', onAbort);
+    stopListening();
+  }
+}
+
+/** Sees a run through by following its journal (any node), asking about its parks as they open. */
+async function settleFollowing(options: SettleOptions): Promise<Settled> {
   const { wardrik, runId } = options;
+  // Followed from the start: every record is seen, in order, up to the end (unless following stops).
+  const first = options.afterSeq === 0 ? new FirstAnswer(1) : undefined;
   const changed = new Wakeup();
   const stop = new AbortController();
   const stopFollowing = () => stop.abort();
@@ -65,6 +147,7 @@ export async function settleRun(options: SettleOptions): Promise<Settled> {
   const following = (async () => {
     try {
       for await (const event of wardrik.follow(runId, { afterSeq: options.afterSeq, signal: stop.signal })) {
+        first?.see(event);
         options.onEvent?.(event);
         if (CHANGES.has(event.type)) changed.wake();
       }
@@ -125,7 +208,8 @@ export async function settleRun(options: SettleOptions): Promise<Settled> {
       withdraw(wardrik, parkId, controller);
     }
     while (asking.size > 0) await changed.next();
-    return { result, notes };
+    const firstAnswer = first?.found;
+    return { result, notes, ...(firstAnswer ? { firstAnswer } : {}) };
   } finally {
     options.signal.removeEventListener('abort', stopFollowing);
     stop.abort();

@@ -147,6 +147,22 @@ export interface StartOptions {
    * one while the run before is going throws `SessionBusyError`.
    */
   readonly session?: string;
+  /**
+   * Whether `start` resolves only once the run's start is on disk (a durability barrier), so that
+   * the id it returns names a run a crash can't lose. Default `true`. `false` is for a caller that
+   * tells nobody the id before the run parks or ends (as `run` does, which is never durable at its
+   * start): the start then rides to disk with the run's first barrier (a call's intent, a park, its
+   * end), one commit and fsync fewer; a crash before that leaves no run at all. A run that
+   * continues a `session` always starts durably. `run` ignores this option.
+   *
+   * @example
+   * ```ts
+   * // The caller waits for the end and hands out nothing before it: no barrier at the start.
+   * const { runId } = await wardrik.start('support', 'Where is order A1?', { durable: false })
+   * const result = await wardrik.wait(runId)
+   * ```
+   */
+  readonly durable?: boolean;
 }
 
 /** Where a run stands when its caller hears of it: ended, or parked waiting for a person. */
@@ -436,7 +452,8 @@ export class Wardrik {
   }
 
   /**
-   * Starts a run and returns its id once the run is on disk (it can't be lost after that).
+   * Starts a run and returns its id once the run is on disk (it can't be lost after that) — or,
+   * with `durable: false`, at once, its start riding to disk with the run's first barrier.
    *
    * @example
    * ```ts
@@ -444,7 +461,9 @@ export class Wardrik {
    * ```
    */
   async start(agentName: string, input: string, options: StartOptions = {}): Promise<{ runId: string }> {
-    return this.#start(agentName, input, options, { durable: true });
+    if (options.durable !== undefined && typeof options.durable !== 'boolean')
+      throw new InvalidInputError('durable: expected true or false');
+    return this.#start(agentName, input, options, { durable: options.durable ?? true });
   }
 
   /**
