@@ -57,7 +57,7 @@ server.registerTool(
 );
 
 const worker = connectWorker({ url, token, server });
-await worker.ready; // rejects at once if Wardrik refuses the token (401/403)
+await worker.ready; // Wardrik has listed our tools; rejects at once if it refuses the token (401/403)
 console.log('connected to Wardrik, offering stock_level and reserve_stock');
 
 // Stop cleanly when asked: close the connection, then exit.

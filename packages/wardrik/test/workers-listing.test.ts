@@ -9,7 +9,6 @@ import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import type { Principal } from '../src/auth/types.js';
-import { TASKS_REQUIRED } from '../src/workers/listed-tool.js';
 import { workerModelName } from '../src/workers/model-name.js';
 import type { WorkerConnection } from '../src/workers/worker-connection.js';
 import { WorkerHub } from '../src/workers/worker-hub.js';
@@ -210,15 +209,14 @@ describe('a tool the hub cannot build', () => {
 });
 
 describe('MCP tasks', () => {
-  it('a tool that requires task augmentation is left out with why; optional ones are called as usual', async () => {
+  it('a tool that requires task augmentation is offered (it runs as a task: workers-tasks.test.ts); optional ones are called as usual', async () => {
     const worker = await rawWorker([
       readOnly('research', { execution: { taskSupport: 'required' } }),
       readOnly('maybe_task', { execution: { taskSupport: 'optional' } }),
     ]);
     const [listed] = env.wardrik.workers.list();
-    expect(listed?.tools).toEqual(['maybe_task']);
-    expect(listed?.rejected).toEqual([{ name: 'research', reason: TASKS_REQUIRED }]);
-    expect(env.logs.some((line) => line.includes('research') && line.includes(TASKS_REQUIRED))).toBe(true);
+    expect(listed?.tools).toEqual(['research', 'maybe_task']);
+    expect(listed?.rejected).toEqual([]);
 
     const run = env.wardrik.run('support', plan([workerCall('maybe_task', { text: 'hi' })]));
     const call = await worker.nextCall();
@@ -227,7 +225,7 @@ describe('MCP tasks', () => {
     expect(answersOf((await run).output)[0]).toMatchObject({ isError: false, content: 'done' });
   });
 
-  it('server-everything through the bridge: simulate-research-query is left out, the rest are offered and work', async () => {
+  it('server-everything through the bridge: every tool is offered (simulate-research-query as a task), and they work', async () => {
     const worker = await env.principal(['*']);
     env.spawn('everything', [
       BRIDGE,
@@ -242,8 +240,10 @@ describe('MCP tasks', () => {
     ]);
     await env.connected(worker, 1, 'get-sum');
     const [listed] = env.wardrik.workers.list();
-    expect(listed?.rejected).toEqual([{ name: 'simulate-research-query', reason: TASKS_REQUIRED }]);
-    expect(listed?.tools).toEqual(expect.arrayContaining(['echo', 'get-sum', 'trigger-long-running-operation']));
+    expect(listed?.rejected).toEqual([]);
+    expect(listed?.tools).toEqual(
+      expect.arrayContaining(['echo', 'get-sum', 'trigger-long-running-operation', 'simulate-research-query']),
+    );
 
     const result = await env.wardrik.run('support', plan([workerCall('get-sum', { a: 2, b: 40 })]));
     expect(result.status).toBe('completed');

@@ -21,4 +21,9 @@ export {
   type OpenWorkerSocketOptions,
   openWorkerSocket,
 } from './open-socket.js';
-export { OutboundWebSocketTransport, type OutboundWebSocketTransportOptions } from './websocket-transport.js';
+export { readListing, WARDRIK_LISTED_METHOD, type WardrikListing } from './wardrik-listed.js';
+export {
+  DEFAULT_LISTED_TIMEOUT_MS,
+  OutboundWebSocketTransport,
+  type OutboundWebSocketTransportOptions,
+} from './websocket-transport.js';
