@@ -4,8 +4,22 @@
 // server's tools through the toolset (connect, initialize, tools/list) and calls each with the
 // arguments the scenario's server expects, through `call` as a run's step would. It exits 0 when
 // every call answered, 1 (saying why on stderr) otherwise.
+//
+// OAuth (the suite's `auth/*` scenarios): the toolset signs in through `auth`, on the MCP SDK's
+// OAuth client, keeping its tokens in a memory store encrypted with WARDRIK_SECRET_KEY (a fresh
+// key when none is set). The suite's authorization server approves at once, so the `authorize`
+// hook plays the person: it follows the authorization URL's redirect and hands back the code and
+// state (a real deployment shows the URL to a person instead). The scenario's context
+// (MCP_CONFORMANCE_CONTEXT) gives the pre-registered client's credentials where there is one.
+import { randomBytes } from 'node:crypto';
 import { call, createContext, getPrivate, StateView, type Tool } from '@wardrik/core';
 import { MCP_TOOLSET_TOOL, type McpToolsetToolInfo, mcpToolset } from 'wardrik';
+import { memoryStore } from 'wardrik/testing';
+
+/** Where the suite's authorization server sends the person back (nothing listens: the hook reads the redirect). */
+const REDIRECT_URL = 'http://localhost:3000/callback';
+/** The client ID metadata document the suite's CIMD scenarios expect (its AS does not fetch it). */
+const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
 
 /** The arguments a scenario's tool is called with, by its name on the server (none: `{}`). */
 const ARGUMENTS: Readonly<Record<string, Record<string, unknown>>> = {
@@ -19,9 +33,57 @@ if (!url) {
   process.exit(2);
 }
 
+process.env['WARDRIK_SECRET_KEY'] ??= randomBytes(32).toString('hex');
+const context = JSON.parse(process.env['MCP_CONFORMANCE_CONTEXT'] ?? '{}') as Record<string, string | undefined>;
+
+/** Plays the person at the suite's authorization server, which approves at once: follows its redirect. */
+async function approve({ url: authorizationUrl }: { url: URL }): Promise<{ code: string; state: string }> {
+  const response = await fetch(authorizationUrl, { redirect: 'manual' });
+  const location = response.headers.get('location');
+  if (location === null) throw new Error(`the authorization server did not redirect (HTTP ${response.status})`);
+  const back = new URL(location);
+  return { code: back.searchParams.get('code') ?? '', state: back.searchParams.get('state') ?? '' };
+}
+
+/** `mcpToolset`'s `auth` option. */
+type Auth = NonNullable<Extract<Parameters<typeof mcpToolset>[0], { url: unknown }>['auth']>;
+
+function authFor(): Auth {
+  const store = memoryStore();
+  if (scenario === 'auth/client-credentials-basic') {
+    return { store, clientId: context['client_id'] ?? '', clientSecret: context['client_secret'] ?? '' };
+  }
+  if (scenario === 'auth/client-credentials-jwt') {
+    return {
+      store,
+      clientId: context['client_id'] ?? '',
+      privateKey: context['private_key_pem'] ?? '',
+      signingAlgorithm: context['signing_algorithm'] ?? 'ES256',
+    };
+  }
+  if (scenario === 'auth/pre-registration') {
+    return {
+      store,
+      grant: 'authorization_code',
+      clientId: context['client_id'] ?? '',
+      clientSecret: context['client_secret'] ?? '',
+      redirectUrl: REDIRECT_URL,
+      authorize: approve,
+    };
+  }
+  return {
+    store,
+    clientName: 'wardrik-conformance',
+    redirectUrl: REDIRECT_URL,
+    clientMetadataUrl: CLIENT_METADATA_URL,
+    authorize: approve,
+  };
+}
+
 const toolset = mcpToolset({
   name: 'conformance',
   url,
+  auth: authFor(),
   connectTimeoutMs: 10_000,
   callTimeoutMs: 20_000,
   log: (message) => console.error(`[toolset] ${message}`),

@@ -10,8 +10,11 @@ import {
 import { z } from 'zod';
 import { onAbort } from '../runtime/on-abort.js';
 import { CONNECTION_CLOSED, describeFailure, REQUEST_TIMEOUT } from './describe-failure.js';
+import { describeOAuthFailure, isUnauthorized, type McpOAuthSession } from './mcp-oauth-session.js';
 import type { McpServerSpec } from './mcp-toolset-options.js';
 import { createServerTransport, type ServerTransport } from './mcp-transport.js';
+
+export { describeOAuthFailure, McpOAuthSession } from './mcp-oauth-session.js';
 
 /** A `tools/list` result as read here: each tool is checked on its own, so one bad tool does not lose the rest. */
 const ListResult = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
@@ -37,7 +40,12 @@ export interface ConnectionOptions {
   readonly onLost: (reason: string) => void;
   /** The server said a task's status changed (`notifications/tasks/status`). */
   readonly onTaskStatus?: (taskId: string) => void;
+  /** Signs in with OAuth (`mcpToolset({ url, auth })`): this principal's (or the shared) session. */
+  readonly oauth?: McpOAuthSession;
 }
+
+/** How many times a request refused for want of a sign-in is sent again after signing in. */
+const SIGN_IN_RETRIES = 2;
 
 /** What one request about a task is sent with. */
 export interface TaskRequestOptions {
@@ -82,7 +90,19 @@ export class McpServerConnection {
    * with what it wrote to stderr).
    */
   static async open(options: ConnectionOptions): Promise<McpServerConnection> {
-    const server = createServerTransport(options.server, options.signal);
+    for (let tries = 0; ; tries++) {
+      try {
+        return await McpServerConnection.#openOnce(options);
+      } catch (cause) {
+        // The server refused for want of a sign-in: finish it (the `authorize` hook) and connect again.
+        if (tries >= SIGN_IN_RETRIES || options.oauth === undefined || !isUnauthorized(cause)) throw cause;
+        if (!(await options.oauth.finishSignIn())) throw cause;
+      }
+    }
+  }
+
+  static async #openOnce(options: ConnectionOptions): Promise<McpServerConnection> {
+    const server = createServerTransport(options.server, options.signal, options.oauth);
     const client = new Client({ name: 'wardrik', version: '0.1.0' }, { capabilities: {} });
     const connection = new McpServerConnection(client, server, options);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
@@ -121,10 +141,12 @@ export class McpServerConnection {
     const items: unknown[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
-      const result = await this.#client.request(
-        { method: 'tools/list', ...(cursor === undefined ? {} : { params: { cursor } }) },
-        ListResult,
-        { timeout: this.#options.timeoutMs, signal: this.#options.signal },
+      const result = await this.#signedIn(() =>
+        this.#client.request(
+          { method: 'tools/list', ...(cursor === undefined ? {} : { params: { cursor } }) },
+          ListResult,
+          { timeout: this.#options.timeoutMs, signal: this.#options.signal },
+        ),
       );
       items.push(...result.tools);
       if (result.nextCursor === undefined || result.nextCursor === '') return items;
@@ -135,16 +157,36 @@ export class McpServerConnection {
 
   /** Sends `tools/call`. Aborting `signal` sends `notifications/cancelled`; rejects as the SDK does. */
   callTool(request: CallRequest): Promise<CallToolResult> {
-    return this.#client.callTool({ name: request.name, arguments: request.arguments, _meta: request.meta }, undefined, {
-      signal: request.signal,
-      timeout: request.timeoutMs,
-      onprogress: ({ progress, total, message }) =>
-        request.onProgress({
-          progress,
-          ...(total === undefined ? {} : { total }),
-          ...(message === undefined ? {} : { message }),
-        }),
-    }) as Promise<CallToolResult>;
+    return this.#signedIn(
+      () =>
+        this.#client.callTool({ name: request.name, arguments: request.arguments, _meta: request.meta }, undefined, {
+          signal: request.signal,
+          timeout: request.timeoutMs,
+          onprogress: ({ progress, total, message }) =>
+            request.onProgress({
+              progress,
+              ...(total === undefined ? {} : { total }),
+              ...(message === undefined ? {} : { message }),
+            }),
+        }) as Promise<CallToolResult>,
+    );
+  }
+
+  /**
+   * Sends a request; if the server refused it for want of a sign-in (a 401, or a 403 asking for
+   * more scope: the HTTP request was refused before the server did anything, so sending it again
+   * is safe) and the sign-in can be finished now, sends it again.
+   */
+  async #signedIn<T>(request: () => Promise<T>): Promise<T> {
+    const oauth = this.#options.oauth;
+    for (let tries = 0; ; tries++) {
+      try {
+        return await request();
+      } catch (cause) {
+        if (tries >= SIGN_IN_RETRIES || oauth === undefined || !isUnauthorized(cause)) throw cause;
+        if (!(await oauth.finishSignIn())) throw cause;
+      }
+    }
   }
 
   /**
@@ -247,7 +289,8 @@ export class McpServerConnection {
 
   /** `what` happened to the server, because of `cause`, with what its stderr last said. */
   explain(what: string, cause: unknown): string {
-    const why = typeof cause === 'string' ? cause : describeFailure(cause, this.#options.server);
+    const why =
+      typeof cause === 'string' ? cause : (describeOAuthFailure(cause) ?? describeFailure(cause, this.#options.server));
     const parts = [`${this.#options.description}: ${what}: ${why}`];
     if (this.#lastError !== undefined && cause !== this.#lastErrorCause && !why.includes(this.#lastError)) {
       parts.push(`the last transport error was: ${this.#lastError}`);

@@ -1,4 +1,5 @@
 import { describeType, ToolDefinitionError } from '@wardrik/core';
+import { type CheckedMcpOAuth, checkMcpOAuth, type McpOAuthOptions } from './mcp-oauth-options.js';
 import { checkPins, type ToolPins } from './tool-pins.js';
 
 /** What every MCP toolset takes, whichever way it reaches its server. */
@@ -47,6 +48,12 @@ export interface McpHttpToolsetOptions extends McpToolsetCommonOptions {
   readonly url: string | URL;
   /** Headers sent with every request, e.g. `{ authorization: 'Bearer …' }`. */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * Signs in with OAuth (see `McpOAuthOptions`): the server's 401 starts discovery, registration
+   * and the grant; tokens are kept in `auth.store`, encrypted with `WARDRIK_SECRET_KEY`, and
+   * refreshed. Not with an `authorization` header.
+   */
+  readonly auth?: McpOAuthOptions;
 }
 
 /** An MCP server run as a child process, spoken to over its stdin and stdout. */
@@ -69,7 +76,12 @@ export type McpToolsetOptions = McpHttpToolsetOptions | McpStdioToolsetOptions;
 
 /** Where the server is, checked. */
 export type McpServerSpec =
-  | { readonly type: 'http'; readonly url: URL; readonly headers: Readonly<Record<string, string>> }
+  | {
+      readonly type: 'http';
+      readonly url: URL;
+      readonly headers: Readonly<Record<string, string>>;
+      readonly auth?: CheckedMcpOAuth;
+    }
   | {
       readonly type: 'stdio';
       readonly command: string;
@@ -106,6 +118,7 @@ const known = [
   'log',
   'url',
   'headers',
+  'auth',
   'command',
   'args',
   'env',
@@ -172,7 +185,7 @@ export function checkMcpToolsetOptions(options: unknown): CheckedMcpToolsetOptio
 }
 
 function checkServer(record: Record<string, unknown>, fail: (message: string) => never): McpServerSpec {
-  const { url, headers, command, args, env, cwd } = record;
+  const { url, headers, auth, command, args, env, cwd } = record;
   if (url !== undefined && command !== undefined)
     fail('give either url (Streamable HTTP) or command (stdio), not both');
   if (url !== undefined) {
@@ -192,10 +205,16 @@ function checkServer(record: Record<string, unknown>, fail: (message: string) =>
     if (checked.protocol !== 'http:' && checked.protocol !== 'https:') {
       fail(`url must be an http: or https: URL, got ${checked.protocol}`);
     }
-    return { type: 'http', url: checked, headers: stringRecord(headers, 'headers', fail) };
+    const checkedHeaders = stringRecord(headers, 'headers', fail);
+    if (auth === undefined) return { type: 'http', url: checked, headers: checkedHeaders };
+    if (Object.keys(checkedHeaders).some((key) => key.toLowerCase() === 'authorization')) {
+      fail('give auth (OAuth) or an authorization header, not both');
+    }
+    return { type: 'http', url: checked, headers: checkedHeaders, auth: checkMcpOAuth(auth, fail) };
   }
   if (command === undefined) fail('give url (Streamable HTTP) or command (stdio)');
   if (headers !== undefined) fail('headers are for a url (Streamable HTTP); a command takes env');
+  if (auth !== undefined) fail('auth (OAuth) is for a url (Streamable HTTP); a command takes env');
   if (typeof command !== 'string' || command.trim() === '') {
     fail(`command must be a non-empty string, got ${describeType(command)}`);
   }

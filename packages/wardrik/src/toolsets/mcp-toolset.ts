@@ -14,6 +14,8 @@ import { loadOwn } from '../lazy-package.js';
 import { onAbort } from '../runtime/on-abort.js';
 import { type ListedDefinition, reviewDefinition, type ToolListing, unpinnedOf } from './listed-definition.js';
 import { acceptMcpListing, rejectionReason } from './mcp-listing.js';
+import type { McpAuthorizationResult } from './mcp-oauth-options.js';
+import type { McpOAuthSession } from './mcp-oauth-session.js';
 import type { McpServerConnection } from './mcp-server-connection.js';
 import { McpServerUnavailableError } from './mcp-server-unavailable.js';
 import { startMcpTask } from './mcp-task-call.js';
@@ -54,6 +56,14 @@ export interface McpToolset extends Toolset, UnpinnedDefinitionSource {
   listing(): Promise<ToolListing>;
   /** Ends the connection (and the server's process, for stdio). The toolset offers nothing after. */
   close(): Promise<void>;
+  /**
+   * Finishes a sign-in a person started (`auth` with the authorization-code flow): the callback's
+   * `code` and `state` (and, with `auth.perPrincipal`, whose sign-in it is). The state must be the
+   * one sent; the code is exchanged for tokens, kept in the store; the next step connects at once.
+   * Rejects with an `Error` naming the server and why (no `auth`, no sign-in under way, a state
+   * that does not match, the authorization server refused the code).
+   */
+  completeAuthorization(result: McpAuthorizationResult & { readonly principal?: string }): Promise<void>;
 }
 
 /**
@@ -103,12 +113,18 @@ export interface McpToolset extends Toolset, UnpinnedDefinitionSource {
  * ```
  */
 export function mcpToolset(options: McpToolsetOptions): McpToolset {
-  return new McpServerToolset(checkMcpToolsetOptions(options));
+  const checked = checkMcpToolsetOptions(options);
+  if (checked.server.type === 'http' && checked.server.auth?.perPrincipal === true) {
+    return new PerPrincipalMcpToolset(checked);
+  }
+  return new McpServerToolset(checked);
 }
 
 /** Why the toolset can't offer tools now, and when to try connecting again. */
 interface Down {
   readonly reason: string;
+  /** Set when signing in (OAuth) failed: the reason, which a call's error repeats (it holds no secret). */
+  readonly oauth?: string;
   /** Tries that failed in a row (0 after a connection was lost: the next try is at once). */
   readonly failures: number;
   readonly retryAt: number;
@@ -140,12 +156,18 @@ class McpServerToolset implements McpToolset {
   #relistAgain = false;
   /** The MCP tasks runs wait for, followed until they end. */
   readonly #tasks: McpTaskWatcher;
+  /** Whose connection this is (`auth.perPrincipal`), or undefined: every run's. */
+  readonly #principal: string | undefined;
+  /** The OAuth client (`auth`), made with the first connection. */
+  #oauth: McpOAuthSession | undefined;
 
-  constructor(options: CheckedMcpToolsetOptions) {
+  constructor(options: CheckedMcpToolsetOptions, principal?: string) {
     this.name = options.name;
     this.trusted = options.trusted;
     this.#options = options;
-    this.#description = `MCP server ${options.name} (${options.serverDescription})`;
+    this.#principal = principal;
+    const whose = principal === undefined ? '' : ` for principal ${principal}`;
+    this.#description = `MCP server ${options.name} (${options.serverDescription})${whose}`;
     this.#source = `mcp:${options.name}`;
     this.#tasks = new McpTaskWatcher({
       toolset: options.name,
@@ -193,6 +215,32 @@ class McpServerToolset implements McpToolset {
     return this.#unpinned.onUnpinned(listener);
   }
 
+  async completeAuthorization(result: McpAuthorizationResult & { readonly principal?: string }): Promise<void> {
+    const oauth = await this.#oauthSession();
+    if (oauth === undefined) throw new Error(`${this.#description}: has no auth (OAuth): nothing to complete`);
+    await oauth.complete({ code: result.code, state: result.state });
+    // Signed in: the next step connects at once.
+    if (this.#connection === undefined) this.#down = undefined;
+  }
+
+  /** The OAuth client of this toolset (and principal), made once; undefined without `auth`. */
+  async #oauthSession(): Promise<McpOAuthSession | undefined> {
+    const server = this.#options.server;
+    if (server.type !== 'http' || server.auth === undefined) return undefined;
+    if (this.#oauth === undefined) {
+      const { McpOAuthSession } = await mcpClient();
+      this.#oauth ??= new McpOAuthSession({
+        auth: server.auth,
+        toolset: this.name,
+        serverUrl: server.url,
+        serverDescription: this.#options.serverDescription,
+        principal: this.#principal,
+        log: this.#options.log,
+      });
+    }
+    return this.#oauth;
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     this.#closing.abort(new Error('the toolset was closed'));
@@ -237,8 +285,13 @@ class McpServerToolset implements McpToolset {
     /** Set once the connection is this toolset's; a list_changed before then is noted in `changedEarly`. */
     let adopted: McpServerConnection | undefined;
     let changedEarly = false;
+    let oauthFailure: ((cause: unknown) => string | undefined) | undefined;
     try {
-      connection = await (await mcpClient()).McpServerConnection.open({
+      const client = await mcpClient();
+      oauthFailure = client.describeOAuthFailure;
+      const oauth = await this.#oauthSession();
+      connection = await client.McpServerConnection.open({
+        ...(oauth === undefined ? {} : { oauth }),
         server: this.#options.server,
         description: this.#description,
         timeoutMs: this.#options.connectTimeoutMs,
@@ -275,7 +328,8 @@ class McpServerToolset implements McpToolset {
           : String(cause);
       const failures = (this.#down?.failures ?? 0) + 1;
       const delay = backoffDelay({ attempts: Number.POSITIVE_INFINITY, ...this.#options.reconnect }, failures);
-      this.#down = { reason, failures, retryAt: Date.now() + delay };
+      const oauth = this.#closed ? undefined : oauthFailure?.(cause);
+      this.#down = { reason, failures, retryAt: Date.now() + delay, ...(oauth === undefined ? {} : { oauth: reason }) };
       this.#options.log(reason);
       throw new McpServerUnavailableError(reason, { cause });
     }
@@ -379,6 +433,11 @@ class McpServerToolset implements McpToolset {
       connection = await this.#ready({ signal: context.signal, waitForListing: false });
     } catch {
       if (context.signal.aborted) return error('the call was cancelled', { code: 'cancelled' });
+      // Signing in failed: the why (the authorization server's answer; never a token) is the call's.
+      const oauth = this.#down?.oauth;
+      if (oauth !== undefined && !this.#closed) {
+        return error(`Unavailable: ${oauth}; the call was not sent`, { code: 'unavailable' });
+      }
       // The model reads this: the why (command line, stderr) is for the log, where it went already.
       const closed = this.#closed ? 'the toolset was closed' : "it can't be reached now";
       return error(`Unavailable: MCP server ${this.name}: ${closed}; the call was not sent`, { code: 'unavailable' });
@@ -409,6 +468,90 @@ class McpServerToolset implements McpToolset {
 
   #unavailable(why: string): McpServerUnavailableError {
     return new McpServerUnavailableError(`${this.#description}: ${why}`);
+  }
+}
+
+/**
+ * An MCP toolset whose principals sign in each on their own (`auth.perPrincipal`): a connection,
+ * tokens and tools per principal (the run's), made when that principal's run first asks.
+ */
+class PerPrincipalMcpToolset implements McpToolset {
+  readonly name: string;
+  readonly trusted: boolean;
+  readonly #options: CheckedMcpToolsetOptions;
+  readonly #toolsets = new Map<string, McpServerToolset>();
+  readonly #listeners = new Set<(definition: UnpinnedDefinition) => void>();
+  #closed = false;
+
+  constructor(options: CheckedMcpToolsetOptions) {
+    this.name = options.name;
+    this.trusted = options.trusted;
+    this.#options = options;
+  }
+
+  tools(context: ToolsetContext): readonly Tool<never>[] | Promise<readonly Tool<never>[]> {
+    return this.#of(context.principal).tools(context);
+  }
+
+  /** Connects `principal`'s connection now (a principal must be named: the toolset signs in per principal). */
+  async connect(options?: { readonly principal?: string }): Promise<void> {
+    await this.#of(this.#whose(options?.principal, 'connect')).connect();
+  }
+
+  async listing(options?: { readonly principal?: string }): Promise<ToolListing> {
+    return this.#of(this.#whose(options?.principal, 'listing')).listing();
+  }
+
+  async completeAuthorization(result: McpAuthorizationResult & { readonly principal?: string }): Promise<void> {
+    await this.#of(this.#whose(result.principal, 'completeAuthorization')).completeAuthorization(result);
+  }
+
+  /**
+   * MCP tasks are followed by the connection of the principal whose run started them; after a
+   * restart the handles do not say whose they were, so they are not followed again here.
+   */
+  resume(waiting: { readonly handles: readonly string[] }): void {
+    const mine = waiting.handles.filter((handle) => handle.startsWith(`${this.name}:`));
+    if (mine.length > 0) {
+      this.#options.log(
+        `MCP server ${this.name}: ${mine.length} MCP tasks runs wait for are not followed after the restart: the toolset signs in per principal, and a task's handle does not say whose it was`,
+      );
+    }
+  }
+
+  onUnpinned(listener: (definition: UnpinnedDefinition) => void): () => void {
+    this.#listeners.add(listener);
+    const stops = [...this.#toolsets.values()].map((toolset) => toolset.onUnpinned(listener));
+    return () => {
+      this.#listeners.delete(listener);
+      for (const stop of stops) stop();
+    };
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const toolsets = [...this.#toolsets.values()];
+    await Promise.all(toolsets.map((toolset) => toolset.close()));
+  }
+
+  #whose(principal: string | undefined, what: string): string {
+    if (principal === undefined || principal === '') {
+      throw new McpServerUnavailableError(
+        `MCP server ${this.name} (${this.#options.serverDescription}): signs in per principal (auth.perPrincipal): give ${what} a principal`,
+      );
+    }
+    return principal;
+  }
+
+  #of(principal: string): McpServerToolset {
+    let toolset = this.#toolsets.get(principal);
+    if (toolset === undefined) {
+      toolset = new McpServerToolset(this.#options, principal);
+      if (this.#closed) void toolset.close();
+      for (const listener of this.#listeners) toolset.onUnpinned(listener);
+      this.#toolsets.set(principal, toolset);
+    }
+    return toolset;
   }
 }
 

@@ -1,5 +1,6 @@
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { McpOAuthSession } from './mcp-oauth-session.js';
 import { McpStdioTransport } from './mcp-stdio-transport.js';
 import type { McpServerSpec } from './mcp-toolset-options.js';
 
@@ -17,14 +18,20 @@ export interface ServerTransport {
 }
 
 /**
- * A fresh SDK transport for `server`: Streamable HTTP with the given headers, or a child process
+ * A fresh SDK transport for `server`: Streamable HTTP with the given headers (and `oauth`, the
+ * SDK's auth provider, which signs requests and signs in on a 401), or a child process
  * whose stderr is collected (its last lines explain a failed start or an exit), stopped at once
  * when `signal` aborts (see `McpStdioTransport`).
  */
-export function createServerTransport(server: McpServerSpec, signal: AbortSignal): ServerTransport {
+export function createServerTransport(
+  server: McpServerSpec,
+  signal: AbortSignal,
+  oauth?: McpOAuthSession,
+): ServerTransport {
   if (server.type === 'http') {
     const transport = new StreamableHTTPClientTransport(server.url, {
       requestInit: { headers: { ...server.headers } },
+      ...(oauth === undefined ? {} : { authProvider: oauth }),
       reconnectionOptions: {
         initialReconnectionDelay: 500,
         maxReconnectionDelay: 5_000,
