@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import {
   type AddClientAuthentication,
   auth,
@@ -52,10 +52,10 @@ export class McpOAuthSession implements OAuthClientProvider {
   /** The store key of the server: `mcp:TOOLSET URL`. */
   readonly #server: string;
   readonly #principal: string;
-  /** The authorization URL the SDK asked to open, not yet handled. */
-  #authorizationUrl: URL | undefined;
-  /** The state of the authorization URL being built (saved with the verifier). */
-  #state: string | undefined;
+  /** The sign-in the SDK last asked to start (its URL), not yet handled. */
+  #authorizationUrl: { readonly url: URL; readonly pending: Pending } | undefined;
+  /** The PKCE verifiers of authorization URLs being built (the SDK may build two at once: a POST's and the stream's). */
+  #verifiers: string[] = [];
   #discovery: OAuthDiscoveryState | undefined;
   /** The authorization server a pre-registered client was first used with. */
   #boundIssuer: string | undefined;
@@ -104,8 +104,7 @@ export class McpOAuthSession implements OAuthClientProvider {
   }
 
   state(): string {
-    this.#state = randomBytes(24).toString('base64url');
-    return this.#state;
+    return randomBytes(24).toString('base64url');
   }
 
   async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
@@ -139,13 +138,27 @@ export class McpOAuthSession implements OAuthClientProvider {
     await this.#write('tokens', this.#principal, tokens);
   }
 
-  redirectToAuthorization(authorizationUrl: URL): void {
-    this.#authorizationUrl = authorizationUrl;
+  /** Notes the sign-in to finish (`finishSignIn`) with its verifier: the one whose S256 challenge the URL carries. */
+  async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
+    const challenge = authorizationUrl.searchParams.get('code_challenge');
+    const index = this.#verifiers.findIndex(
+      (verifier) => createHash('sha256').update(verifier).digest('base64url') === challenge,
+    );
+    const codeVerifier = this.#verifiers[index];
+    if (codeVerifier === undefined) throw new Error(`${this.description}: the authorization URL has no PKCE challenge of ours`);
+    this.#verifiers.splice(index, 1);
+    const pending: Pending = {
+      codeVerifier,
+      state: authorizationUrl.searchParams.get('state') ?? '',
+      url: authorizationUrl.href,
+    };
+    await this.#write('pending', this.#principal, pending);
+    this.#authorizationUrl = { url: authorizationUrl, pending };
   }
 
-  async saveCodeVerifier(codeVerifier: string): Promise<void> {
-    const pending: Pending = { codeVerifier, state: this.#state ?? '' };
-    await this.#write('pending', this.#principal, pending);
+  saveCodeVerifier(codeVerifier: string): void {
+    this.#verifiers.push(codeVerifier);
+    if (this.#verifiers.length > 8) this.#verifiers.shift();
   }
 
   async codeVerifier(): Promise<string> {
@@ -195,12 +208,10 @@ export class McpOAuthSession implements OAuthClientProvider {
    * hook (or its absence) leaves it to a person and `completeAuthorization`.
    */
   async finishSignIn(): Promise<boolean> {
-    const url = this.#authorizationUrl;
-    if (url === undefined) return false;
+    const started = this.#authorizationUrl;
+    if (started === undefined) return false;
     this.#authorizationUrl = undefined;
-    const pending = await this.#read<Pending>('pending', this.#principal);
-    if (pending === undefined) return false;
-    await this.#write('pending', this.#principal, { ...pending, url: url.href });
+    const { url, pending } = started;
     const hook = this.#options.auth.authorize;
     const principal = this.#options.auth.perPrincipal ? this.#principal : undefined;
     const result =

@@ -266,7 +266,7 @@ export class McpServerConnection {
     this.#client
       .ping({ timeout: PROBE_TIMEOUT_MS })
       .catch((cause: unknown) => {
-        if (isAnswerFromServer(cause)) return;
+        if (isAnswerFromServer(cause) || isUnauthorized(cause)) return;
         this.#end(`it stopped answering (${describeFailure(cause)})`);
       })
       .finally(() => {
@@ -316,6 +316,8 @@ export class McpServerConnection {
   }
 
   #transportError(error: Error): void {
+    // The stream's GET was refused for want of a sign-in: the requests sign in (`#signedIn`); the server is there.
+    if (isUnauthorized(error)) return;
     this.#lastError = describeFailure(error).slice(0, 300);
     this.#lastErrorCause = error;
     if (this.#options.server.type === 'http') this.suspect();
