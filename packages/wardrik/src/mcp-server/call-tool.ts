@@ -11,7 +11,7 @@ import type { Principal } from '../auth/types.js';
 import { InvalidInputError, SessionBusyError, SessionNotFoundError } from '../errors.js';
 import type { Wardrik } from '../runtime/wardrik.js';
 import { gatewayInput, gatewayOf } from './gateway-agent.js';
-import { AGENT_INPUT_SCHEMA, GATEWAY_SEPARATOR, type OfferedTool, offeredTools } from './offered-tools.js';
+import { AGENT_INPUT_SCHEMA, findOffered, GATEWAY_SEPARATOR, type OfferedTool, offeredTools } from './offered-tools.js';
 import {
   type Extra,
   forbidden,
@@ -42,9 +42,8 @@ export async function callTool(
   const { wardrik } = context;
   const principal = principalOf(extra, session);
   const { name } = request.params;
-  const offered = await offeredTools(wardrik, context.offer, principal);
-  const tool = offered.find((each) => each.listed.name === name);
-  if (!tool) throw unknownTool(context, principal, name, offered);
+  const tool = await findOffered(wardrik, context.offer, principal, name);
+  if (!tool) throw unknownTool(context, principal, name, await offeredTools(wardrik, context.offer, principal));
   const args = request.params.arguments ?? {};
   const problems = argumentProblems(tool, args);
   if (problems)

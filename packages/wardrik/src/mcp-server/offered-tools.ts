@@ -81,27 +81,83 @@ export async function offeredTools(wardrik: Wardrik, offer: Offer, principal: Pr
   return tools;
 }
 
-/** An agent as an MCP tool: `input` and an optional `session`; it may run as a task. */
-function agentTool(agent: Agent): McpTool {
-  return {
-    name: agent.name,
-    description: agent.description || `Ask agent ${agent.name}: a durable run of it answers.`,
-    inputSchema: AGENT_INPUT as unknown as McpTool['inputSchema'],
-    execution: { taskSupport: 'optional' },
-  };
+/**
+ * The tool named `name` among those {@link offeredTools} offers `principal` now, or undefined —
+ * without listing the rest: an agent of the offer first, then the first gateway offering a tool of
+ * that name (with the prefix, only the gateway whose prefix the name has is asked). Its toolsets
+ * and workers are asked now, as for a listing.
+ */
+export async function findOffered(
+  wardrik: Wardrik,
+  offer: Offer,
+  principal: Principal,
+  name: string,
+): Promise<OfferedTool | undefined> {
+  if (offer.agents.includes(name) && can(principal, 'run.start', { agent: name }).allowed) {
+    const agent = wardrik.agents().find((each) => each.name === name);
+    if (agent) return { type: 'agent', agent, listed: agentTool(agent) };
+  }
+  for (const gateway of offer.gateways) {
+    const prefix = gatewayPrefix(gateway, offer.gatewayPrefix);
+    if (!name.startsWith(prefix) || !can(principal, 'run.start', { agent: gateway.name }).allowed) continue;
+    const found = await gatewayTools(wardrik, gateway, principal, offer.gatewayPrefix, name.slice(prefix.length));
+    if (found[0]) return found[0];
+  }
+  return undefined;
 }
 
-/** A gateway agent's tools as MCP tools, as its run's first step would be offered them now. */
+/** Each agent's tool as listed (made once per agent). */
+const agentTools = new WeakMap<Agent, McpTool>();
+
+/** An agent as an MCP tool: `input` and an optional `session`; it may run as a task. */
+function agentTool(agent: Agent): McpTool {
+  let listed = agentTools.get(agent);
+  if (!listed) {
+    listed = {
+      name: agent.name,
+      description: agent.description || `Ask agent ${agent.name}: a durable run of it answers.`,
+      inputSchema: AGENT_INPUT as unknown as McpTool['inputSchema'],
+      execution: { taskSupport: 'optional' },
+    };
+    agentTools.set(agent, listed);
+  }
+  return listed;
+}
+
+function gatewayPrefix(gateway: Agent, prefixed: boolean): string {
+  return prefixed ? `${gatewayOf(gateway) ?? gateway.name}${GATEWAY_SEPARATOR}` : '';
+}
+
+/**
+ * One resolver per gateway agent and worker hub, kept: what it builds of the agent's own tools
+ * (definitions, descriptions) and of what its toolsets returned is made once, not per request.
+ * It asks the toolsets and the hub anew at every `resolve`, so what they offer now is what is
+ * offered; tools are found in what that `resolve` returned, never in a later one's.
+ */
+const resolvers = new WeakMap<Agent, { readonly hub: Wardrik['workers']; readonly resolver: ToolResolver }>();
+
+function resolverOf(wardrik: Wardrik, gateway: Agent): ToolResolver {
+  const kept = resolvers.get(gateway);
+  if (kept && kept.hub === wardrik.workers) return kept.resolver;
+  const resolver = new ToolResolver(gateway, wardrik.workers, TOOLSET_TIMEOUT_MS);
+  resolvers.set(gateway, { hub: wardrik.workers, resolver });
+  return resolver;
+}
+
+/**
+ * A gateway agent's tools as MCP tools, as its run's first step would be offered them now (only
+ * the one the model knows as `only`, when given).
+ */
 async function gatewayTools(
   wardrik: Wardrik,
   gateway: Agent,
   principal: Principal,
   prefixed: boolean,
+  only?: string,
 ): Promise<OfferedTool[]> {
-  const prefix = prefixed ? `${gatewayOf(gateway) ?? gateway.name}${GATEWAY_SEPARATOR}` : '';
-  const resolver = new ToolResolver(gateway, wardrik.workers, TOOLSET_TIMEOUT_MS);
+  const prefix = gatewayPrefix(gateway, prefixed);
   const abort = new AbortController();
-  const { offered } = await resolver.resolve({
+  const { offered } = await resolverOf(wardrik, gateway).resolve({
     runId: 'mcp-listing',
     principal: principal.id,
     sessionId: undefined,
@@ -112,7 +168,14 @@ async function gatewayTools(
   });
   const tools: OfferedTool[] = [];
   for (const definition of offered.definitions) {
-    const tool = resolver.find(definition.name);
+    if (only !== undefined && definition.name !== only) continue;
+    // Found in what this resolve offered (as a run's step finds a call's tool).
+    const tool =
+      gateway.tools.get(definition.name) ??
+      offered.fromToolsets.get(definition.name) ??
+      (gateway.workers.length > 0
+        ? wardrik.workers.toolFor(gateway.name, gateway.workers, definition.name)
+        : undefined);
     if (!tool) continue;
     tools.push({
       type: 'gateway',
@@ -121,19 +184,34 @@ async function gatewayTools(
       schema: tool.schema,
       listed: gatewayTool(`${prefix}${definition.name}`, gateway.name, definition.name, tool),
     });
+    if (only !== undefined) break;
   }
   return tools;
 }
 
+/** Each tool as listed, by the name it is offered as and its gateway (made once per tool). */
+const gatewayListings = new WeakMap<Tool<Arguments>, Map<string, McpTool>>();
+
 function gatewayTool(offeredAs: string, gatewayAgent: string, name: string, tool: Tool<Arguments>): McpTool {
-  const listed = toMcpTool(tool);
-  return {
-    name: offeredAs,
-    ...(listed.title === undefined ? {} : { title: listed.title }),
-    description: listed.description ?? '',
-    inputSchema: listed.inputSchema as McpTool['inputSchema'],
-    ...(listed.annotations ? { annotations: { ...listed.annotations } } : {}),
-    execution: { taskSupport: 'optional' },
-    _meta: { ...listed._meta, [GATEWAY_META]: { agent: gatewayAgent, tool: name } },
-  };
+  let listings = gatewayListings.get(tool);
+  if (!listings) {
+    listings = new Map();
+    gatewayListings.set(tool, listings);
+  }
+  const key = `${offeredAs}\n${gatewayAgent}\n${name}`;
+  let listed = listings.get(key);
+  if (!listed) {
+    const mcp = toMcpTool(tool);
+    listed = {
+      name: offeredAs,
+      ...(mcp.title === undefined ? {} : { title: mcp.title }),
+      description: mcp.description ?? '',
+      inputSchema: mcp.inputSchema as McpTool['inputSchema'],
+      ...(mcp.annotations ? { annotations: { ...mcp.annotations } } : {}),
+      execution: { taskSupport: 'optional' },
+      _meta: { ...mcp._meta, [GATEWAY_META]: { agent: gatewayAgent, tool: name } },
+    };
+    listings.set(key, listed);
+  }
+  return listed;
 }
