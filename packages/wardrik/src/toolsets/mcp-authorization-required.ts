@@ -20,3 +20,20 @@ export class McpAuthorizationRequiredError extends WardrikError {
     return WardrikError.isInstance(value) && value.code === McpAuthorizationRequiredError.code;
   }
 }
+
+/**
+ * A request to a remote MCP server was refused for want of a sign-in, and signing in failed (the
+ * authorization server refused, or its token endpoint failed): the message names the server and
+ * why, never a token. The request was not run by the server.
+ */
+export class McpSignInError extends WardrikError {
+  static readonly code = 'mcp_sign_in_failed';
+
+  constructor(message: string, options?: ErrorOptions) {
+    super(McpSignInError.code, message, options);
+  }
+
+  static override isInstance(value: unknown): value is McpSignInError {
+    return WardrikError.isInstance(value) && value.code === McpSignInError.code;
+  }
+}

@@ -76,7 +76,7 @@ export interface McpOAuthOptions {
    * (A park of kind `authorize`, answered by `wardrik serve`'s callback, is planned: not built yet.)
    * Default: none (the toolset is unavailable until `completeAuthorization`, and logs the URL).
    */
-  readonly authorize?: (request: McpAuthorizationRequest) => Promise<McpAuthorizationResult | undefined | void>;
+  readonly authorize?: (request: McpAuthorizationRequest) => Promise<McpAuthorizationResult | undefined>;
 }
 
 /** The `auth` option, checked. */

@@ -13,6 +13,7 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { OAuthCredentialKind } from '../store/oauth-store.js';
 import { McpAuthorizationRequiredError } from './mcp-authorization-required.js';
 import type { CheckedMcpOAuth, McpAuthorizationResult } from './mcp-oauth-options.js';
@@ -59,6 +60,12 @@ export class McpOAuthSession implements OAuthClientProvider {
   #discovery: OAuthDiscoveryState | undefined;
   /** The authorization server a pre-registered client was first used with. */
   #boundIssuer: string | undefined;
+  /**
+   * The server asked for more scope (a 403 `insufficient_scope`): until new tokens come, the stored
+   * refresh token is not offered, so that the SDK signs in again with the scope asked for rather
+   * than refreshing the token that lacks it.
+   */
+  #steppingUp = false;
   readonly addClientAuthentication?: AddClientAuthentication;
 
   constructor(options: McpOAuthSessionOptions) {
@@ -130,12 +137,27 @@ export class McpOAuthSession implements OAuthClientProvider {
     await this.#write('client', '', information);
   }
 
-  tokens(): Promise<OAuthTokens | undefined> {
-    return this.#read<OAuthTokens>('tokens', this.#principal);
+  async tokens(): Promise<OAuthTokens | undefined> {
+    const tokens = await this.#read<OAuthTokens>('tokens', this.#principal);
+    if (tokens === undefined || !this.#steppingUp) return tokens;
+    const { refresh_token: _refresh, ...rest } = tokens;
+    return rest;
   }
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
+    this.#steppingUp = false;
     await this.#write('tokens', this.#principal, tokens);
+  }
+
+  /** `fetchFunction`, noticing when the server asks for more scope (see `#steppingUp`). */
+  observe(fetchFunction: FetchLike): FetchLike {
+    return async (url, init) => {
+      const response = await fetchFunction(url, init);
+      if (response.status === 403 && /insufficient_scope/.test(response.headers.get('www-authenticate') ?? '')) {
+        this.#steppingUp = true;
+      }
+      return response;
+    };
   }
 
   /** Notes the sign-in to finish (`finishSignIn`) with its verifier: the one whose S256 challenge the URL carries. */
@@ -145,7 +167,8 @@ export class McpOAuthSession implements OAuthClientProvider {
       (verifier) => createHash('sha256').update(verifier).digest('base64url') === challenge,
     );
     const codeVerifier = this.#verifiers[index];
-    if (codeVerifier === undefined) throw new Error(`${this.description}: the authorization URL has no PKCE challenge of ours`);
+    if (codeVerifier === undefined)
+      throw new Error(`${this.description}: the authorization URL has no PKCE challenge of ours`);
     this.#verifiers.splice(index, 1);
     const pending: Pending = {
       codeVerifier,

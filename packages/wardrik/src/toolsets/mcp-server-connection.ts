@@ -10,6 +10,7 @@ import {
 import { z } from 'zod';
 import { onAbort } from '../runtime/on-abort.js';
 import { CONNECTION_CLOSED, describeFailure, REQUEST_TIMEOUT } from './describe-failure.js';
+import { McpAuthorizationRequiredError, McpSignInError } from './mcp-authorization-required.js';
 import { describeOAuthFailure, isUnauthorized, type McpOAuthSession } from './mcp-oauth-session.js';
 import type { McpServerSpec } from './mcp-toolset-options.js';
 import { createServerTransport, type ServerTransport } from './mcp-transport.js';
@@ -183,8 +184,11 @@ export class McpServerConnection {
       try {
         return await request();
       } catch (cause) {
-        if (tries >= SIGN_IN_RETRIES || oauth === undefined || !isUnauthorized(cause)) throw cause;
-        if (!(await oauth.finishSignIn())) throw cause;
+        if (oauth === undefined) throw cause;
+        if (tries < SIGN_IN_RETRIES && isUnauthorized(cause) && (await oauth.finishSignIn())) continue;
+        const why = describeOAuthFailure(cause);
+        if (why === undefined || McpAuthorizationRequiredError.isInstance(cause)) throw cause;
+        throw new McpSignInError(`${oauth.description}: ${why}`, { cause });
       }
     }
   }

@@ -1,6 +1,7 @@
 import { type Answer, type Arguments, error, mcpResultToAnswer, type ToolContext } from '@wardrik/core';
 import { onAbort } from '../runtime/on-abort.js';
 import { CONNECTION_CLOSED, describeFailure, REQUEST_TIMEOUT } from './describe-failure.js';
+import { McpAuthorizationRequiredError, McpSignInError } from './mcp-authorization-required.js';
 import type { McpServerConnection } from './mcp-server-connection.js';
 
 /** One call of a server's tool. */
@@ -83,6 +84,10 @@ export function cancelled(): Answer {
 export function failedCall(call: Omit<McpToolCall, 'context' | 'args'>, cause: unknown): Answer {
   const code = (cause as { code?: unknown } | null)?.code;
   const what = `${call.server}, tool ${call.mcpName}`;
+  if (McpSignInError.isInstance(cause) || McpAuthorizationRequiredError.isInstance(cause)) {
+    // Refused before the server ran it: signing in (OAuth) failed, or waits for a person.
+    return error(`Unavailable: ${what}: ${cause.message}; the call was not sent`, { code: 'unavailable' });
+  }
   if (code === REQUEST_TIMEOUT) {
     return error(`Lost: ${what}: no answer within ${call.timeoutMs} ms; the call may have run`, { code: 'lost' });
   }

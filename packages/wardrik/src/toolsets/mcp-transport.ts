@@ -31,7 +31,7 @@ export function createServerTransport(
   if (server.type === 'http') {
     const transport = new StreamableHTTPClientTransport(server.url, {
       requestInit: { headers: { ...server.headers } },
-      ...(oauth === undefined ? {} : { authProvider: oauth }),
+      ...(oauth === undefined ? {} : { authProvider: oauth, fetch: oauth.observe((url, init) => fetch(url, init)) }),
       reconnectionOptions: {
         initialReconnectionDelay: 500,
         maxReconnectionDelay: 5_000,
