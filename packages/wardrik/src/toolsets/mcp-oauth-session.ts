@@ -66,6 +66,8 @@ export class McpOAuthSession implements OAuthClientProvider {
    * than refreshing the token that lacks it.
    */
   #steppingUp = false;
+  /** The sign-in whose code is being exchanged now (its verifier is the one to send). */
+  #exchanging: Pending | undefined;
   readonly addClientAuthentication?: AddClientAuthentication;
 
   constructor(options: McpOAuthSessionOptions) {
@@ -185,7 +187,7 @@ export class McpOAuthSession implements OAuthClientProvider {
   }
 
   async codeVerifier(): Promise<string> {
-    const pending = await this.#read<Pending>('pending', this.#principal);
+    const pending = this.#exchanging ?? (await this.#read<Pending>('pending', this.#principal));
     if (pending === undefined) throw new Error(`${this.description}: no sign-in is under way`);
     return pending.codeVerifier;
   }
@@ -248,6 +250,8 @@ export class McpOAuthSession implements OAuthClientProvider {
             ...(principal === undefined ? {} : { principal }),
           });
     if (result === undefined || result === null) {
+      // The sign-in the URL shown belongs to is the one `completeAuthorization` finishes (another may have been written since).
+      await this.#write('pending', this.#principal, pending);
       const message = `${this.description}: needs authorization: a person must open ${url.href} and sign in; then give the callback's code and state to completeAuthorization`;
       this.#options.log(message);
       throw new McpAuthorizationRequiredError(message, {
@@ -255,7 +259,7 @@ export class McpOAuthSession implements OAuthClientProvider {
         ...(principal === undefined ? {} : { principal }),
       });
     }
-    await this.complete(result);
+    await this.complete(result, pending);
     return true;
   }
 
@@ -264,21 +268,27 @@ export class McpOAuthSession implements OAuthClientProvider {
    * one sent (a stale or forged callback is refused), then the code is exchanged (with the PKCE
    * verifier) for tokens, kept in the store.
    */
-  async complete(result: McpAuthorizationResult): Promise<void> {
-    const pending = await this.#read<Pending>('pending', this.#principal);
+  async complete(result: McpAuthorizationResult, started?: Pending): Promise<void> {
+    const pending = started ?? (await this.#read<Pending>('pending', this.#principal));
     if (pending === undefined) throw new Error(`${this.description}: no sign-in is under way`);
     if (typeof result.code !== 'string' || result.code === '' || result.state !== pending.state) {
       throw new Error(
         `${this.description}: the callback's state does not match the sign-in under way (a stale or forged callback): refused`,
       );
     }
-    const outcome = await auth(this, {
-      serverUrl: this.#options.serverUrl,
-      authorizationCode: result.code,
-      ...(this.#discovery?.resourceMetadataUrl === undefined
-        ? {}
-        : { resourceMetadataUrl: new URL(this.#discovery.resourceMetadataUrl) }),
-    });
+    this.#exchanging = pending;
+    let outcome: string;
+    try {
+      outcome = await auth(this, {
+        serverUrl: this.#options.serverUrl,
+        authorizationCode: result.code,
+        ...(this.#discovery?.resourceMetadataUrl === undefined
+          ? {}
+          : { resourceMetadataUrl: new URL(this.#discovery.resourceMetadataUrl) }),
+      });
+    } finally {
+      this.#exchanging = undefined;
+    }
     if (outcome !== 'AUTHORIZED') throw new Error(`${this.description}: the authorization code was not accepted`);
     await this.#options.auth.store.deleteOAuthCredentials({
       server: this.#server,
