@@ -8,10 +8,11 @@
 //    (WebStandardStreamableHTTPServerTransport, one session per client) on @hono/node-server,
 //    listening on 127.0.0.1; the caller is the SDK's Client (StreamableHTTPClientTransport) in
 //    this process. Target: ≤ 1.3×.
-//    Shown beside, not targets: /mcp against the same McpServer whose handler starts the run as
-//    /mcp does (`wardrik.start()`, whose start is on disk before it resolves, then `wait()`), which
-//    separates /mcp's own work from that extra fsync; and the durable McpServer against one whose
-//    handler calls the tool directly (`call()` from @wardrik/core, nothing journaled).
+//    Shown beside, not targets: /mcp against the same McpServer whose handler starts the run
+//    durably (`wardrik.start()`, whose start is on disk before it resolves, then `wait()`: as /mcp
+//    starts a task's run; a call that is not a task starts without that barrier, as `run()` does),
+//    and the durable McpServer against one whose handler calls the tool directly (`call()` from
+//    @wardrik/core, nothing journaled).
 // 2. An agent (`short`: one read-only tool call, then the answer) called over /mcp, next to the
 //    same run started over the HTTP API (`POST /v1/runs` with `wait: true`, the same server, fetch
 //    as the client like the MCP SDK's). Target: ≤ 1.2×.
@@ -187,7 +188,7 @@ export interface McpBench {
   readonly gatewayOverMcp: Side;
   /** `support__lookup` on the SDK's McpServer whose handler is `wardrik.run('support.gateway', …)`. */
   readonly sdkRun: Side;
-  /** The same, its handler `wardrik.start()` then `wardrik.wait()`: the store work /mcp does (a durable start). */
+  /** The same, its handler `wardrik.start()` then `wardrik.wait()`: a durable start (as /mcp starts a task's run). */
   readonly sdkStartWait: Side;
   /** `support__lookup` on the SDK's McpServer whose handler calls the tool directly (nothing journaled). */
   readonly sdkDirect: Side;
@@ -224,7 +225,7 @@ export async function setUp(): Promise<McpBench> {
   const runPeer = await sdkServer(
     lookupTool(async (args) => asResult(await wardrik.run('support.gateway', gatewayInput(args), { principal }))),
   );
-  // The same with a durable start, as /mcp starts its runs (the start on disk before the run goes on).
+  // The same with a durable start, as /mcp starts a task's run (the start on disk before the run goes on).
   const startWaitPeer = await sdkServer(
     lookupTool(async (args) => {
       const { runId } = await wardrik.start('support.gateway', gatewayInput(args), { principal });
@@ -304,7 +305,7 @@ export async function main(): Promise<void> {
       gateway,
       TARGET_GATEWAY,
     ),
-    pairRow('  the same ÷ SDK McpServer with a durable start (wardrik.start + wait, as /mcp)', durableStart),
+    pairRow('  the same ÷ SDK McpServer with a durable start (wardrik.start + wait, as a task starts)', durableStart),
     pairRow('  SDK McpServer: durable run ÷ the tool called directly (nothing journaled)', bare),
     pairRow('agent call short: Wardrik /mcp ÷ HTTP API POST /v1/runs (wait: true)', agent, TARGET_AGENT),
   ]);
