@@ -202,6 +202,9 @@ export type {
   MemoryFilter,
   MemoryIndex,
   MemoryQuery,
+  OAuthCredentialKey,
+  OAuthCredentialKind,
+  OAuthStore,
   ParkAnswerWrite,
   ParkFilter,
   ParkRow,
@@ -215,6 +218,7 @@ export type {
   RunWrite,
   Store,
   StoredMemory,
+  StoredOAuthCredential,
 } from './store/store.js';
 export type {
   Heartbeat,

@@ -7,6 +7,12 @@ export {
   type McpEndpointOptions,
 } from './mcp-server/mcp-endpoint.js';
 export type { McpServerOptions } from './mcp-server/mcp-options.js';
+export { McpAuthorizationRequiredError, McpSignInError } from './toolsets/mcp-authorization-required.js';
+export type {
+  McpAuthorizationRequest,
+  McpAuthorizationResult,
+  McpOAuthOptions,
+} from './toolsets/mcp-oauth-options.js';
 export { McpServerUnavailableError } from './toolsets/mcp-server-unavailable.js';
 export { type McpToolset, mcpToolset } from './toolsets/mcp-toolset.js';
 export type {
