@@ -8,6 +8,7 @@ import { InboxFeed } from './inbox-feed.js';
 import { NODE_STOPPING_EVENT, type NodeLifecycle } from './node-lifecycle.js';
 import { ApiProblem, RETRY_AFTER_SECONDS } from './problem.js';
 import * as responses from './response-schemas.js';
+import { ACTIONS } from './response-schemas.js';
 import { type Route, routeWithQuery } from './routes.js';
 import { InboxQuery } from './schemas.js';
 import { SERVER_LIMIT_DEFAULTS } from './server-settings.js';
@@ -30,21 +31,6 @@ export interface ConsoleRouteOptions {
   /** The node's life: its stopping ends the inbox streams with a last event. */
   readonly lifecycle: NodeLifecycle;
 }
-
-/** The actions `GET /v1/me` reports, in the order it lists them. */
-const ACTIONS: readonly Action[] = [
-  'agents.list',
-  'run.start',
-  'run.read',
-  'run.cancel',
-  'park.read',
-  'park.answer',
-  'labels.release',
-  'state.edit',
-  'app-state.edit',
-  'tokens.manage',
-  'workers.list',
-];
 
 /** An inbox page holds at most this many parks. */
 const DEFAULT_INBOX_LIMIT = 50;
