@@ -357,15 +357,8 @@ describe('a restart of the Wardrik node mid-task', () => {
 
     await env.stop();
     await worker.complete(taskId, report('done while Wardrik was down'));
+    // createWardrik hands the hub the worker tasks runs still wait for (watchExternalWork): nothing to do here.
     await env.open(port);
-    // What the runtime does at start for toolsets (`watchExternalWork` → `Toolset.resume`), for workers.
-    const waiting = await env.wardrik.listParks({ status: 'open', kind: 'external' });
-    env.wardrik.workers.resume({
-      handles: waiting.flatMap((each) => (each.handle ? [each.handle] : [])),
-      completeExternal: async (handle, outcome) => {
-        await env.wardrik.completeExternal(handle, outcome);
-      },
-    });
     const result = await ended(runId);
     expect(result.status).toBe('completed');
     expect(answersOf(result.output)[0]).toMatchObject({ content: 'done while Wardrik was down', isError: false });

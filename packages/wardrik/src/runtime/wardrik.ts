@@ -1168,6 +1168,9 @@ export class Wardrik {
       const mine = handles.filter((handle) => handle.startsWith(`${toolset.name}:`));
       if (mine.length > 0) await toolset.resume({ handles: mine, completeExternal });
     }
+    // Worker tools' MCP tasks: followed again through their principal's workers as they connect.
+    const workerTasks = handles.filter((handle) => handle.startsWith('workers/'));
+    if (completeExternal && workerTasks.length > 0) this.workers.resume({ handles: workerTasks, completeExternal });
   }
 
   /**
