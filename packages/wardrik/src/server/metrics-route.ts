@@ -14,9 +14,9 @@ export interface MetricsSource {
 }
 
 /**
- * `GET /metrics` on the API server: metrics for a scraper that sends `Authorization: Bearer
- * <token>`, with the metrics token (not an API token), or any token in `tokenFile` (its lines,
- * read again when it changes: a rotation needs no restart).
+ * `GET /metrics` on the API server: metrics for a scraper that sends the metrics token (not an API
+ * token) as `Authorization: Bearer <token>`, or any token in `tokenFile` (its lines, read again
+ * when it changes: a rotation needs no restart).
  */
 export type ServedMetrics = { readonly source: MetricsSource } & (
   | { readonly token: string; readonly tokenFile?: undefined }
