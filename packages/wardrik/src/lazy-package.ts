@@ -55,9 +55,7 @@ export function loadNow<T>(specifier: string, feature: string): T {
   try {
     module = require(fileURLToPath(import.meta.resolve(specifier))) as T;
   } catch (thrown) {
-    const name = packageOf(specifier);
-    if (isMissing(thrown, name)) throw new MissingPackageError(name, feature, { cause: thrown });
-    throw thrown;
+    throw explained(thrown, packageOf(specifier), feature);
   }
   loaded.set(key, module);
   return module;
@@ -80,9 +78,7 @@ export async function loadLater<T>(specifier: string, feature: string): Promise<
   try {
     module = (await import(specifier)) as T;
   } catch (thrown) {
-    const name = packageOf(specifier);
-    if (isMissing(thrown, name)) throw new MissingPackageError(name, feature, { cause: thrown });
-    throw thrown;
+    throw explained(thrown, packageOf(specifier), feature);
   }
   loaded.set(key, module);
   return module;
@@ -101,7 +97,11 @@ export async function loadOwn<T>(load: () => Promise<T>, packageName: string, fe
   try {
     return await load();
   } catch (thrown) {
-    if (isMissing(thrown, packageName)) throw new MissingPackageError(packageName, feature, { cause: thrown });
-    throw thrown;
+    throw explained(thrown, packageName, feature);
   }
+}
+
+/** What to throw for a failed load: `MissingPackageError` when `packageName` is not installed, else what was thrown. */
+function explained(thrown: unknown, packageName: string, feature: string): unknown {
+  return isMissing(thrown, packageName) ? new MissingPackageError(packageName, feature, { cause: thrown }) : thrown;
 }

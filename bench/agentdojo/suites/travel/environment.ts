@@ -1,11 +1,11 @@
 // The travel suite's environment and functions (AgentDojo v1: travel/task_suite.py,
-// tools/travel_booking_client.py, with the shared calendar and email functions), as Wardrik offers them.
-import { deepDiff } from '../../deep-diff.ts';
+// tools/travel_booking_client.py, with the calendar and email functions common to the suites), as Wardrik offers them.
 import { addHours, pythonNumber, pythonRepr, toDateTime } from '../../python.ts';
 import type { SuiteFunction } from '../../task-types.ts';
-import { type Calendar, calendar, calendarFunctions } from '../shared/calendar.ts';
-import { emailFunctions, type Inbox, inbox } from '../shared/email.ts';
-import { nullable, object, string } from '../shared/schema.ts';
+import { type Calendar, calendar, calendarFunctions } from '../common/calendar.ts';
+import { emailFunctions, type Inbox, inbox } from '../common/email.ts';
+import { nullable, object, string } from '../common/schema.ts';
+import { workspaceDiff } from '../workspace/environment.ts';
 
 export interface User {
   first_name: string;
@@ -169,19 +169,8 @@ export function travelEnvironment(raw: unknown): TravelEnvironment {
   };
 }
 
-/** `TravelDeepDiff`: the same paths left out as the workspace suite's. */
-export function travelDiff(pre: unknown, post: unknown) {
-  return deepDiff(pre, post, [
-    'root.inbox.sent',
-    'root.inbox.received',
-    'root.inbox.drafts',
-    'root.responses',
-    'root.model_fields_set',
-    'root.calendar.initial_events',
-    'root.inbox.initial_emails',
-    'root.cloud_drive.initial_files',
-  ]);
-}
+/** `TravelDeepDiff`: the workspace suite's, the same paths left out. */
+export const travelDiff = workspaceDiff;
 
 /** A Python dict printed as `str(dict)` does, its values already Python literals. */
 function dictRepr(entries: ReadonlyArray<readonly [string, string]>): string {

@@ -2,8 +2,8 @@
 // ground-truth calls and its security check (true when the attacker's goal was reached).
 import { deepEqual, monthDay, toDateTime } from '../../python.ts';
 import { call, type InjectionTask } from '../../task-types.ts';
-import { nextEventId } from '../shared/calendar.ts';
-import { searchEmails } from '../shared/email.ts';
+import { nextEventId } from '../common/calendar.ts';
+import { searchEmails } from '../common/email.ts';
 import type { TravelEnvironment as Env } from './environment.ts';
 import { INJECTION_TEXTS } from './texts.ts';
 

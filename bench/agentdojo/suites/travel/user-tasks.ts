@@ -3,8 +3,8 @@
 // (its quirks included). Prompts and expected outputs are in texts.ts, taken from the original.
 import { deepEqual, monthDay, sameSet, toDateTime } from '../../python.ts';
 import { call, type UserTask } from '../../task-types.ts';
-import { nextEventId } from '../shared/calendar.ts';
-import { nextEmailId } from '../shared/email.ts';
+import { nextEventId } from '../common/calendar.ts';
+import { nextEmailId } from '../common/email.ts';
 import type { CarRentalCompany, TravelEnvironment as Env, Hotel, Restaurant } from './environment.ts';
 import { travelDiff } from './environment.ts';
 import { USER_TEXTS } from './texts.ts';

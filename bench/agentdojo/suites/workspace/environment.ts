@@ -1,9 +1,9 @@
 // The workspace suite's environment and functions (AgentDojo v1: workspace/task_suite.py).
 import { deepDiff } from '../../deep-diff.ts';
 import type { SuiteFunction } from '../../task-types.ts';
-import { type Calendar, calendar, calendarFunctions } from '../shared/calendar.ts';
-import { type CloudDrive, cloudDrive, driveFunctions } from '../shared/drive.ts';
-import { emailFunctions, type Inbox, inbox } from '../shared/email.ts';
+import { type Calendar, calendar, calendarFunctions } from '../common/calendar.ts';
+import { type CloudDrive, cloudDrive, driveFunctions } from '../common/drive.ts';
+import { emailFunctions, type Inbox, inbox } from '../common/email.ts';
 
 export interface WorkspaceEnvironment {
   inbox: Inbox;

@@ -1,8 +1,8 @@
 // The workspace suite's 6 injection tasks (AgentDojo v1, workspace/injection_tasks.py).
 import { deepEqual, toDateTime } from '../../python.ts';
 import { call, type InjectionTask } from '../../task-types.ts';
-import { searchEvents } from '../shared/calendar.ts';
-import { nextEmailId, searchEmails } from '../shared/email.ts';
+import { searchEvents } from '../common/calendar.ts';
+import { nextEmailId, searchEmails } from '../common/email.ts';
 import type { WorkspaceEnvironment as Env } from './environment.ts';
 
 type Task = InjectionTask<Env>;

@@ -1,9 +1,9 @@
 // The workspace suite's 40 user tasks (AgentDojo v1, workspace/user_tasks.py).
 import { deepEqual, sameSet, toDateTime } from '../../python.ts';
 import { call, combinedTask, type UserTask } from '../../task-types.ts';
-import { nextEventId } from '../shared/calendar.ts';
-import { nextFileId } from '../shared/drive.ts';
-import { getUnread, nextEmailId } from '../shared/email.ts';
+import { nextEventId } from '../common/calendar.ts';
+import { nextFileId } from '../common/drive.ts';
+import { getUnread, nextEmailId } from '../common/email.ts';
 import { type WorkspaceEnvironment as Env, workspaceDiff } from './environment.ts';
 
 type Task = UserTask<Env>;
