@@ -218,15 +218,21 @@ describe('authentication', () => {
   });
 
   it('POST /v1/tokens takes expiresAt: the token works until then, then gets 401 token expired; a past one is a 400', async () => {
-    const expiresAt = Date.now() + 1_500;
+    // A token that lasts a day works and is listed with its expiry; one that lasts a moment stops working.
+    const expiresAt = Date.now() + 86_400_000;
     const created = await api('/v1/tokens', { token: tokens.admin, body: { name: 'brief', role: 'user', expiresAt } });
     expect(created.status).toBe(201);
     expect(created.json.expiresAt).toBe(expiresAt);
     expect((await api('/v1/runs', { token: created.json.token })).status).toBe(200);
     const listed = await api('/v1/tokens', { token: tokens.admin });
     expect(listed.json.tokens).toContainEqual(expect.objectContaining({ id: created.json.tokenId, expiresAt }));
-    while (Date.now() <= expiresAt) await new Promise((resolve) => setTimeout(resolve, 50));
-    const expired = await api('/v1/runs', { token: created.json.token });
+    const momentary = await api('/v1/tokens', {
+      token: tokens.admin,
+      body: { name: 'momentary', role: 'user', expiresAt: Date.now() + 3_000 },
+    });
+    expect(momentary.status).toBe(201);
+    while (Date.now() <= momentary.json.expiresAt) await new Promise((resolve) => setTimeout(resolve, 50));
+    const expired = await api('/v1/runs', { token: momentary.json.token });
     expect(expired).toMatchObject({ status: 401, json: { detail: 'token expired' } });
 
     const past = await api('/v1/tokens', {
