@@ -2,6 +2,13 @@ import { type ArtifactSource, ArtifactsView, type ToolArtifacts } from './artifa
 import { type Label, mergeLabels } from './labels.js';
 import { addMeasures, checkMeasure, type Measures } from './measures.js';
 import { type MemorySource, MemoryView, type ToolMemory } from './memory.js';
+import {
+  type InputQuestion,
+  type InputReply,
+  outsideRuntime,
+  type SampleRequest,
+  type SampleResult,
+} from './person-input.js';
 import { type StateChange, type StateSource, StateView, type ToolState } from './state.js';
 
 /**
@@ -103,6 +110,35 @@ export interface ToolContext {
    * version (see `ToolArtifacts`). They carry labels like answers do.
    */
   readonly artifacts: ToolArtifacts;
+  /**
+   * Asks a person while the call runs (an MCP server's `elicitation/create` during a call): the
+   * run shows a park of kind `input` in the console, the CLI and `listParks`, and goes on waiting
+   * for the call meanwhile. Resolves with their reply; rejects when the call ends or is cancelled
+   * first, or when nobody can be asked (outside a runtime).
+   *
+   * @example
+   * ```ts
+   * const reply = await context.requestInput({
+   *   mode: 'form',
+   *   message: 'Which account should the refund go to?',
+   *   schema: { type: 'object', properties: { account: { type: 'string' } }, required: ['account'] },
+   * })
+   * if (reply.action !== 'accept') return error('the person did not choose an account')
+   * ```
+   */
+  requestInput(question: InputQuestion, options?: { signal?: AbortSignal }): Promise<InputReply>;
+  /**
+   * Asks the agent's model on the call's behalf (an MCP server's `sampling/createMessage`): what it
+   * costs is added to the call's measures (and so to the run's budget), and the call's answer is
+   * labelled `outside` (the prompt came from the tool, not from the agent's side). Rejects when the
+   * runtime does not allow it for this tool, or the run's budget is spent.
+   *
+   * @example
+   * ```ts
+   * const { text } = await context.sample({ messages: [{ role: 'user', text: 'Summarize: …' }], maxTokens: 200 })
+   * ```
+   */
+  sample(request: SampleRequest, options?: { signal?: AbortSignal }): Promise<SampleResult>;
 }
 
 /**
@@ -175,6 +211,10 @@ export interface ContextOptions {
   readonly artifacts?: ArtifactSource | (() => ArtifactSource | undefined);
   /** Labels what the call saves carries beyond the run's and the call's (the tool's `labels` annotation). */
   readonly toolLabels?: readonly Label[];
+  /** Asks a person while the call runs (none: `requestInput` rejects, saying so). */
+  readonly requestInput?: ToolContext['requestInput'];
+  /** Asks the agent's model for the call (none: `sample` rejects, saying so). */
+  readonly sample?: ToolContext['sample'];
 }
 
 const neverAborted = new AbortController().signal;
@@ -262,6 +302,16 @@ export class CallContext implements ToolContext {
 
   get agentName(): string {
     return this.agent;
+  }
+
+  requestInput(question: InputQuestion, options?: { signal?: AbortSignal }): Promise<InputReply> {
+    const ask = this.#options.requestInput;
+    return ask ? ask(question, options) : outsideRuntime('requestInput');
+  }
+
+  sample(request: SampleRequest, options?: { signal?: AbortSignal }): Promise<SampleResult> {
+    const sample = this.#options.sample;
+    return sample ? sample(request, options) : outsideRuntime('sample');
   }
 
   get signal(): AbortSignal {
