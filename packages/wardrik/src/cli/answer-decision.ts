@@ -68,6 +68,10 @@ const ACCEPTED: Record<ParkKind, readonly DecisionName[]> = {
   budget: ['raise-budget', 'stop'],
   // The work a long-running tool started: its result (`ran --value`), or that it failed.
   external: ['ran', 'fail'],
+  // A call's question: what the person filled in (`ran --value`), declined (`deny`) or dismissed (`stop`).
+  input: ['ran', 'deny', 'stop'],
+  // A sign-in to an MCP server: done (`retry`, or `approve`), or end the run (`stop`).
+  authorize: ['retry', 'approve', 'stop'],
 };
 
 /** The decisions a park of `kind` takes, as named on the command line. */
@@ -154,7 +158,7 @@ function decisionFor(command: Command, decision: DecisionName, parsed: Parsed, k
     case 'retry':
       return retry;
     case 'deny':
-      if (approval) return reason === undefined ? { type: 'deny' } : { type: 'deny', reason };
+      if (approval || kind === 'input') return reason === undefined ? { type: 'deny' } : { type: 'deny', reason };
       return { type: 'fail', reason: reason ?? 'a person declined' };
     case 'edit':
       return { type: 'edit', arguments: argumentsFrom(command, parsed), ...(note === undefined ? {} : { note }) };

@@ -14,9 +14,12 @@ import type { Message, ModelToolCall, Usage } from '../model/model.js';
  * person's answer to such a call drop them. It also added state shared with child runs
  * (`run-started`'s `state`), an agent's `outputKey` (`run-ended`'s `state`), final answers sent
  * back for not matching `outputSchema` (`model-step`'s `outputRejected`) and guardrails
- * (`run-ended`'s `guardrail`).
+ * (`run-ended`'s `guardrail`). 5 added questions a call asks a person while it runs
+ * (`input-requested`, `input-withdrawn`, parks of kind `input`) and runs that wait for a person to
+ * sign in to an MCP server (parks of kind `authorize`): a Wardrik that reads only version 4 would
+ * take an open `input` park for the run's own and drive it wrong.
  */
-export const JOURNAL_VERSION = 4;
+export const JOURNAL_VERSION = 5;
 
 /** Limits that park a run with kind `budget` when reached. */
 export interface Budget {
@@ -28,10 +31,13 @@ export interface Budget {
 }
 
 /**
- * Why a run waits: for a person (`tool`, `in_doubt`, `budget`, `approval`), or for work a
- * long-running tool started outside the run to finish (`external`, see `started`).
+ * Why a run waits: for a person (`tool`, `in_doubt`, `budget`, `approval`), for work a
+ * long-running tool started outside the run to finish (`external`, see `started`), or for a
+ * person to sign in to a remote MCP server (`authorize`: `details` has the URL to open). An
+ * `input` park is a question a call asks a person while it runs (an MCP server's elicitation): the
+ * run does not stop for it, the call waits (see `InputRequestedRecord`).
  */
-export type ParkKind = 'tool' | 'in_doubt' | 'budget' | 'approval' | 'external';
+export type ParkKind = 'tool' | 'in_doubt' | 'budget' | 'approval' | 'external' | 'input' | 'authorize';
 
 /** The call a park holds. */
 export interface ParkedCall {
@@ -89,6 +95,11 @@ export interface Park {
  * - `edit`: (approvals) run the call with these arguments instead; the model is told.
  * - `raise-budget`: (budget parks) new limits; the run goes on.
  * - `stop`: (budget parks) end the run as failed.
+ *
+ * An `input` park takes `answer` (accept: `value` is what the person filled in, checked against
+ * the question's schema, its defaults applied), `deny` (decline) or `stop` (cancel the question,
+ * not the run). An `authorize` park takes `retry` (the sign-in is done: go on) or `stop` (end the
+ * run as failed).
  */
 export type ParkDecision =
   | ({ readonly type: 'answer'; readonly value: unknown } & CarriedByResult)
@@ -305,6 +316,26 @@ export interface RunParkedRecord extends Base {
   readonly park: Park;
 }
 
+/**
+ * A call asks a person while it runs (since version 5): `park` is of kind `input`, its `details`
+ * the question (`InputQuestion`). The run and the call go on waiting; the answer is a
+ * `park-answered` record, after which the call goes on with it.
+ */
+export interface InputRequestedRecord extends Base {
+  readonly type: 'input-requested';
+  readonly park: Park;
+}
+
+/**
+ * A call's question to a person closed without an answer (since version 5): the call ended or
+ * stopped waiting, or the node that ran it stopped (the call itself is then lost or in doubt).
+ */
+export interface InputWithdrawnRecord extends Base {
+  readonly type: 'input-withdrawn';
+  readonly parkId: string;
+  readonly reason: string;
+}
+
 /** A person answered a park. */
 export interface ParkAnsweredRecord extends Base {
   readonly type: 'park-answered';
@@ -345,6 +376,8 @@ export type JournalRecord =
   | AgentTransferredRecord
   | ChildRunStartedRecord
   | RunParkedRecord
+  | InputRequestedRecord
+  | InputWithdrawnRecord
   | ParkAnsweredRecord
   | LabelsReleasedRecord
   | RunEndedRecord;

@@ -266,11 +266,22 @@ export function applyRecord(state: RunState, seq: number, record: JournalRecord)
       }
       return;
     }
+    case 'input-requested':
+      // A call's question to a person: the run goes on (its call waits), so it counts in no `openParks`.
+      state.parks.set(record.park.id, { ...record.park, status: 'open' });
+      return;
+    case 'input-withdrawn': {
+      const park = state.parks.get(record.parkId);
+      if (!park) throw new Error(`journal of run ${state.runId}: input-withdrawn names unknown park ${record.parkId}`);
+      park.status = 'closed';
+      return;
+    }
     case 'park-answered': {
       const park = state.parks.get(record.parkId);
       if (!park) throw new Error(`journal of run ${state.runId}: park-answered names unknown park ${record.parkId}`);
       park.status = 'answered';
       park.decision = record.decision;
+      if (park.kind === 'input') return; // the call that asked goes on with the answer
       state.openParks -= 1;
       if (state.openParks === 0) state.status = 'running';
       if (record.decision.type === 'raise-budget') state.budget = { ...state.budget, ...record.decision.budget };

@@ -8,13 +8,18 @@ import {
   createContext,
   describeReason,
   error,
+  type InputQuestion,
+  type InputReply,
   type Label,
   type MemorySource,
+  OUTSIDE,
   type Progress,
+  type SampleRequest,
   type StateChange,
   type StateSource,
   type Tool,
 } from '@wardrik/core';
+import type { CallSample } from './call-sampling.js';
 import type { RunAbort } from './run-abort.js';
 
 /** How one try of a call came out. */
@@ -56,6 +61,10 @@ export interface AttemptInput {
   readonly privates?: ReadonlyMap<unknown, unknown>;
   /** The attempt's trace context, when telemetry is on. */
   readonly traceContext?: Readonly<Record<string, string>>;
+  /** Asks a person while the call runs (an `input` park); `signal` aborts with the call. */
+  readonly requestInput?: (question: InputQuestion, signal: AbortSignal) => Promise<InputReply>;
+  /** Asks the agent's model for the call; what it cost is reported on the call's context. */
+  readonly sample?: (request: SampleRequest, signal: AbortSignal) => Promise<CallSample>;
 }
 
 /** What a call's memory and artifacts are scoped to. */
@@ -95,7 +104,8 @@ export async function attemptCall(input: AttemptInput): Promise<Attempt> {
   if (input.run.aborted) return { kind: 'cancelled' };
   const timeout = input.tools.get(input.name)?.annotations.timeout;
   const controller = timeout === undefined ? undefined : new AbortController();
-  const context = createContext({
+  const { requestInput, sample } = input;
+  const context: ReturnType<typeof createContext> = createContext({
     runId: input.runId,
     agent: input.agent,
     principal: input.principal,
@@ -117,6 +127,17 @@ export async function attemptCall(input: AttemptInput): Promise<Attempt> {
     toolLabels: input.tools.get(input.name)?.annotations.labels ?? [],
     privates: input.privates,
     traceContext: input.traceContext,
+    requestInput:
+      requestInput && ((question, options) => requestInput(question, withCallSignal(context.signal, options?.signal))),
+    sample:
+      sample &&
+      (async (request, options) => {
+        const sampled = await sample(request, withCallSignal(context.signal, options?.signal));
+        for (const [unit, amount] of Object.entries(sampled.measures)) context.measure(unit, amount);
+        // The prompt came from the tool, not from the agent's side: what the call answers carries `outside`.
+        context.addLabels(OUTSIDE);
+        return sampled.result;
+      }),
   });
   // One promise settled by whichever comes first: the answer, a cancel of the run, the timeout.
   let stopWaiting: (() => void) | undefined;
@@ -140,6 +161,10 @@ export async function attemptCall(input: AttemptInput): Promise<Attempt> {
     if (timer) clearTimeout(timer);
     stopWaiting?.();
   }
+}
+
+function withCallSignal(call: AbortSignal, given: AbortSignal | undefined): AbortSignal {
+  return given ? AbortSignal.any([call, given]) : call;
 }
 
 /**

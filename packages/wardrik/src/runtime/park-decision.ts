@@ -9,6 +9,10 @@ const allowed: Record<ParkKind, readonly ParkDecision['type'][]> = {
   approval: ['approve', 'deny', 'edit', 'answer', 'retry', 'fail'],
   budget: ['raise-budget', 'stop'],
   external: ['answer', 'fail'],
+  // A call's question to a person: accept (what they filled in), decline, or cancel the question.
+  input: ['answer', 'deny', 'stop'],
+  // A person signed in to a remote MCP server (go on), or ends the run.
+  authorize: ['retry', 'stop'],
 };
 
 /**
@@ -18,6 +22,7 @@ const allowed: Record<ParkKind, readonly ParkDecision['type'][]> = {
 const SAME_AS: Partial<Record<ParkKind, Readonly<Record<string, 'retry' | 'fail'>>>> = {
   tool: { approve: 'retry', deny: 'fail' },
   in_doubt: { approve: 'retry', deny: 'fail' },
+  authorize: { approve: 'retry' },
 };
 
 /**

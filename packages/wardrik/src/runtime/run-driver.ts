@@ -49,6 +49,7 @@ import {
 import type { WorkerHub } from '../workers/worker-hub.js';
 import { type Attempt, attemptCall, type CallServices, type CallServicesRequest, onlyTool } from './attempt-call.js';
 import { backoffDelay, type RetryPolicy, sleep } from './backoff.js';
+import { sampleForCall } from './call-sampling.js';
 import {
   type CallbackCall,
   CallbackFailure,
@@ -64,6 +65,7 @@ import { type EventHub, recordEvent } from './events.js';
 import { nextTurnIfSliceOver } from './fair-share.js';
 import type { AttemptOutcome, CallOutcome, Hooks } from './hooks.js';
 import { timeOrderedId } from './ids.js';
+import { InputParks } from './input-parks.js';
 import { renderInstructions } from './instructions.js';
 import { parkHash } from './park-hash.js';
 import { callFacts, type Decision, decide, type Policy } from './policy.js';
@@ -148,6 +150,8 @@ export class RunDriver {
   #values: Promise<StateValues> | undefined;
   /** The step whose calls transferred the run (one transfer a step). */
   #transferStep = -1;
+  /** The questions its calls ask a person while they run (`input` parks). */
+  readonly #inputs: InputParks;
 
   /** `agent` is the agent the run goes on under now (`state.activeAgent`). */
   constructor(agent: Agent, state: RunState, deps: DriverDeps) {
@@ -155,6 +159,14 @@ export class RunDriver {
     this.state = state;
     this.#deps = deps;
     this.#tools = this.#resolverFor(agent);
+    this.#inputs = new InputParks({
+      state,
+      now: deps.now,
+      stopping: () => this.#stopping(),
+      write: async (records, parks) => {
+        await this.#write(records, true, { parks: parks.open, closeParks: parks.close ? [...parks.close] : undefined });
+      },
+    });
   }
 
   #resolverFor(agent: Agent): ToolResolver {
@@ -182,6 +194,9 @@ export class RunDriver {
   /** Drives until the run ends, parks or the process stops it. */
   async drive(): Promise<DriveOutcome> {
     try {
+      // Questions left open by calls this process no longer runs (the node that ran them stopped).
+      if (this.#inputs.anyOpen)
+        await this.#inputs.withdrawAll('the node that ran the call stopped before an answer came');
       for (;;) {
         if (this.#stopping()) return 'stopped';
         if (this.#abort.aborted) return await this.#end('cancelled', { error: this.#cancelReason });
@@ -327,6 +342,7 @@ export class RunDriver {
    * checked that the park is open and the decision allowed for its kind.
    */
   async answer(park: ParkRow, decision: ParkDecision, by: string): Promise<void> {
+    if (park.kind === 'input' && !this.#inputs.isWaiting(park.id)) await this.#inputs.refuseStale(park.id);
     const handedBack = await this.#childWritesFor(park, decision);
     const at = this.#deps.now();
     const stored = this.#stamp(this.#answerRecords(park, decision, by, at, handedBack));
@@ -339,6 +355,7 @@ export class RunDriver {
       write: this.#runWrite(stored, { row: true, closeParks }),
     });
     this.#emit(stored);
+    if (park.kind === 'input') this.#inputs.answered(park, decision);
   }
 
   /**
@@ -359,6 +376,7 @@ export class RunDriver {
       durable: true,
     });
     this.#emit(stored);
+    if (park.kind === 'input') this.#inputs.answered(park, pending.decision);
   }
 
   /**
@@ -401,6 +419,7 @@ export class RunDriver {
       });
     }
     const records: JournalRecord[] = [{ v: JOURNAL_VERSION, at, type: 'park-answered', parkId: park.id, decision, by }];
+    if (park.kind === 'input') return records; // the call that asked goes on with the answer
     const call = park.call ? this.state.callsById.get(park.call.callId) : undefined;
     if (call && decision.type === 'answer') {
       const labels = mergeLabels(park.resultLabels, decision.labels);
@@ -433,7 +452,11 @@ export class RunDriver {
           : (decision.reason ?? 'a person failed this call');
       records.push(this.#answered(call, error(reason, { code: 'declined' })));
     } else if (decision.type === 'stop') {
-      records.push(this.#endRecord('failed', { error: decision.reason ?? 'a person stopped the run at its budget' }));
+      const stopped =
+        park.kind === 'authorize'
+          ? 'a person stopped the run instead of signing in'
+          : 'a person stopped the run at its budget';
+      records.push(this.#endRecord('failed', { error: decision.reason ?? stopped }));
     }
     return records;
   }
@@ -594,6 +617,15 @@ export class RunDriver {
         traceContext,
         labels: this.state.labels,
         approval: call.approval,
+        requestInput: (question, signal) => this.#inputs.ask(call, question, signal),
+        sample: (request, signal) =>
+          sampleForCall({
+            model: this.#agent.model,
+            request,
+            step: this.state.steps,
+            signal,
+            budgetReached: () => this.#budgetReached(),
+          }),
         run: this.#abort,
         onProgress: (progress) => this.#emitProgress(call, progress),
         sessionId: this.state.sessionId,
@@ -616,6 +648,8 @@ export class RunDriver {
           ...attemptOutcome(outcome),
         });
       }
+      // Questions the call left open: it has its outcome now, nobody waits for their answers.
+      if (this.#inputs.anyOpen && !this.#stopping()) await this.#inputs.withdrawAll('the call ended', call.callId);
       if (outcome.kind === 'cancelled') {
         if (this.#stopping()) return;
         await this.#write([this.#answered(call, error('the run was cancelled', { code: 'cancelled' }))], false);

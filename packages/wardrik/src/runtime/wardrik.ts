@@ -57,6 +57,7 @@ import { type ExternalOutcome, ExternalWorkDesk } from './external-work.js';
 import { type FollowOptions, followRun } from './follow-run.js';
 import { Hooks } from './hooks.js';
 import { timeOrderedId } from './ids.js';
+import { checkInputAnswer } from './input-parks.js';
 import { Ownership } from './ownership.js';
 import { checkDecision } from './park-decision.js';
 import { checkPolicy, type Policy } from './policy.js';
@@ -705,7 +706,7 @@ export class Wardrik {
     this.#checkTakingWork();
     const park = await this.store.getPark(parkId);
     if (!park) throw new ParkNotFoundError(`no park ${JSON.stringify(parkId)}`);
-    const checked = carried
+    let checked = carried
       ? withCarried(checkDecision(park.kind, decision), decision)
       : checkDecision(park.kind, decision);
     if (typeof options?.callHash !== 'string') {
@@ -714,6 +715,8 @@ export class Wardrik {
     if (checked.type === 'retry' && park.kind === 'in_doubt' && park.holder && !checked.previousHolderStopped) {
       await this.#checkHolderStopped(park, park.holder);
     }
+    // Accepting a question: what the person filled in must fit its schema (its defaults filled in).
+    if (park.kind === 'input') checked = checkInputAnswer(park, checked);
     // An edit the tool would refuse is refused now, naming the fields, and the park stays open.
     if (checked.type === 'edit' && park.call) {
       const run = this.#drivers.get(park.runId)?.state ?? (await this.#runState(park.runId));
