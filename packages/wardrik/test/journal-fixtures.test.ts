@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { ok, tool } from '@wardrik/core';
 import { describe, expect, it } from 'vitest';
 import { defineAgent, type StoredRecord, StoreError, sqliteStore } from '../src/index.js';
+import { JOURNAL_VERSION } from '../src/journal/records.js';
 import { rebuildState } from '../src/journal/state.js';
 import { checkJournal } from '../src/journal/versions.js';
 import { ScriptedModel } from '../src/testing/index.js';
@@ -107,10 +108,30 @@ describe('journal format version 1', () => {
 
   it('a record of an unknown future version is refused with a clear error', () => {
     const journal = fixture('journal-v1-parked.json');
-    const future = [...journal, { ...journal[1]!, seq: 99, record: { ...journal[1]!.record, v: 5 } }];
+    const next = JOURNAL_VERSION + 1;
+    const future = [...journal, { ...journal[1]!, seq: 99, record: { ...journal[1]!.record, v: next } }];
     expect(() => checkJournal('r1', future)).toThrow(
-      'run r1, record 99: journal format version 5 is not one this Wardrik reads (1 to 4)',
+      `run r1, record 99: journal format version ${next} is not one this Wardrik reads (1 to ${JOURNAL_VERSION})`,
     );
     expect(() => checkJournal('r1', future)).toThrow(StoreError);
+  });
+});
+
+describe('journal format version 5', () => {
+  it("a call's questions to a person (input parks) rebuild without the run ever counting as parked", () => {
+    const journal = checkJournal('fixture', fixture('journal-v5-input.json'));
+    const state = rebuildState(journal[0]!.runId, journal);
+    expect(state).toMatchObject({ status: 'completed', openParks: 0 });
+    expect([...state.parks.values()].map((park) => [park.kind, park.status, park.decision?.type])).toEqual([
+      ['input', 'answered', 'stop'],
+      ['input', 'answered', 'answer'],
+    ]);
+    // Rebuilt up to the first question only: the run is running, its call waiting, the question open.
+    const asking = journal.findIndex(({ record }) => record.type === 'input-requested');
+    const midway = rebuildState(journal[0]!.runId, journal.slice(0, asking + 1));
+    expect(midway.status).toBe('running');
+    expect(midway.openParks).toBe(0);
+    expect([...midway.parks.values()].map((park) => park.status)).toEqual(['open']);
+    expect(midway.calls[0]?.status).toBe('started');
   });
 });
