@@ -11,8 +11,21 @@
 // hook plays the person: it follows the authorization URL's redirect and hands back the code and
 // state (a real deployment shows the URL to a person instead). The scenario's context
 // (MCP_CONFORMANCE_CONTEXT) gives the pre-registered client's credentials where there is one.
+//
+// Elicitation (the suite's `elicitation-*` client scenarios): a server's `elicitation/create`
+// during a call reaches the call's `context.requestInput`, where a run would park for a person.
+// Here the person accepts with nothing filled in, so the toolset fills the schema's defaults
+// (SEP-1034) and checks the content against the schema before it goes back.
 import { randomBytes } from 'node:crypto';
-import { call, createContext, getPrivate, StateView, type Tool } from '@wardrik/core';
+import {
+  call,
+  createContext,
+  getPrivate,
+  type InputQuestion,
+  type InputReply,
+  StateView,
+  type Tool,
+} from '@wardrik/core';
 import { MCP_TOOLSET_TOOL, type McpToolsetToolInfo, mcpToolset } from 'wardrik';
 import { memoryStore } from 'wardrik/testing';
 
@@ -43,6 +56,12 @@ async function approve({ url: authorizationUrl }: { url: URL }): Promise<{ code:
   if (location === null) throw new Error(`the authorization server did not redirect (HTTP ${response.status})`);
   const back = new URL(location);
   return { code: back.searchParams.get('code') ?? '', state: back.searchParams.get('state') ?? '' };
+}
+
+/** Plays the person asked during a call: accepts, filling in nothing (the schema's defaults fill it). */
+async function requestInput(question: InputQuestion): Promise<InputReply> {
+  console.error(`[person] asked (${question.mode}): ${question.message}`);
+  return question.mode === 'form' ? { action: 'accept', content: {} } : { action: 'accept' };
 }
 
 /** `mcpToolset`'s `auth` option. */
@@ -119,6 +138,7 @@ async function main(): Promise<number> {
         callId: `c${index + 1}`,
         idempotencyKey: `conformance:c${index + 1}`,
         signal,
+        requestInput,
       }),
     );
     console.log(`${name}: ${JSON.stringify(answer)}`);

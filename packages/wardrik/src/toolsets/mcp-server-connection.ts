@@ -2,17 +2,25 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
   type CallToolResult,
   CallToolResultSchema,
+  type ClientCapabilities,
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
   type GetTaskResult,
+  ListRootsRequestSchema,
   type Task,
   TaskStatusNotificationSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolContext } from '@wardrik/core';
 import { z } from 'zod';
 import { onAbort } from '../runtime/on-abort.js';
 import { CONNECTION_CLOSED, describeFailure, REQUEST_TIMEOUT } from './describe-failure.js';
 import { McpAuthorizationRequiredError, McpSignInError } from './mcp-authorization-required.js';
+import { type CallInFlight, CallsInFlight } from './mcp-calls-in-flight.js';
+import { type AskingCall, answerElicitation } from './mcp-elicitation.js';
 import { describeOAuthFailure, isUnauthorized, type McpOAuthSession } from './mcp-oauth-session.js';
-import type { McpServerSpec } from './mcp-toolset-options.js';
+import { answerSampling } from './mcp-sampling.js';
+import type { McpRoot, McpServerSpec } from './mcp-toolset-options.js';
 import { createServerTransport, type ServerTransport } from './mcp-transport.js';
 
 export { describeOAuthFailure, McpOAuthSession } from './mcp-oauth-session.js';
@@ -43,6 +51,10 @@ export interface ConnectionOptions {
   readonly onTaskStatus?: (taskId: string) => void;
   /** Signs in with OAuth (`mcpToolset({ url, auth })`): this principal's (or the shared) session. */
   readonly oauth?: McpOAuthSession;
+  /** Whether the server may ask the asking call's model (`sampling/createMessage`). Default false. */
+  readonly sampling?: boolean;
+  /** The roots offered (`roots/list`); none: no `roots` capability. */
+  readonly roots?: readonly McpRoot[];
 }
 
 /** How many times a request refused for want of a sign-in is sent again after signing in. */
@@ -56,6 +68,11 @@ export interface TaskRequestOptions {
 
 /** What one tool call sends. */
 export interface CallRequest {
+  /**
+   * The call's context, kept while its `tools/call` is pending: the server's elicitation and
+   * sampling requests meanwhile are answered through it (`requestInput`, `sample`).
+   */
+  readonly context: ToolContext;
   readonly name: string;
   readonly arguments: Record<string, unknown>;
   readonly meta: Record<string, unknown>;
@@ -73,6 +90,8 @@ export class McpServerConnection {
   readonly #client: Client;
   readonly #server: ServerTransport;
   readonly #options: ConnectionOptions;
+  /** The calls whose `tools/call` is pending: whom the server's requests ask. */
+  readonly #inFlight = new CallsInFlight();
   #open = false;
   #ended: string | undefined;
   #lastError: string | undefined;
@@ -104,8 +123,9 @@ export class McpServerConnection {
 
   static async #openOnce(options: ConnectionOptions): Promise<McpServerConnection> {
     const server = createServerTransport(options.server, options.signal, options.oauth);
-    const client = new Client({ name: 'wardrik', version: '0.1.0' }, { capabilities: {} });
+    const client = new Client({ name: 'wardrik', version: '0.1.0' }, { capabilities: clientCapabilities(options) });
     const connection = new McpServerConnection(client, server, options);
+    connection.#answerServerRequests();
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       if (connection.#open) options.onToolsChanged();
     });
@@ -157,7 +177,16 @@ export class McpServerConnection {
   }
 
   /** Sends `tools/call`. Aborting `signal` sends `notifications/cancelled`; rejects as the SDK does. */
-  callTool(request: CallRequest): Promise<CallToolResult> {
+  async callTool(request: CallRequest): Promise<CallToolResult> {
+    const done = this.#inFlight.add({ context: request.context, signal: request.signal });
+    try {
+      return await this.#sendCall(request);
+    } finally {
+      done();
+    }
+  }
+
+  #sendCall(request: CallRequest): Promise<CallToolResult> {
     return this.#signedIn(
       () =>
         this.#client.callTool({ name: request.name, arguments: request.arguments, _meta: request.meta }, undefined, {
@@ -171,6 +200,53 @@ export class McpServerConnection {
             }),
         }) as Promise<CallToolResult>,
     );
+  }
+
+  /**
+   * Answers what the server asks during a call: `elicitation/create` (always), and
+   * `sampling/createMessage` and `roots/list` when the toolset offers them (else the SDK refuses
+   * them, as methods of capabilities not declared). A request goes to the call it belongs to
+   * (see `CallsInFlight`), with a signal aborted when the server cancels it, the call stops or the
+   * toolset closes.
+   */
+  #answerServerRequests(): void {
+    const client = this.#client;
+    client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
+      this.#asking('elicitation/create', request.params._meta, extra.signal, (asking) =>
+        answerElicitation(request.params, asking),
+      ),
+    );
+    if (this.#options.sampling === true) {
+      client.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
+        this.#asking('sampling/createMessage', request.params._meta, extra.signal, (asking) =>
+          answerSampling(request.params, asking),
+        ),
+      );
+    }
+    const roots = this.#options.roots;
+    if (roots !== undefined) {
+      client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: roots.map((root) => ({ ...root })) }));
+    }
+  }
+
+  /** Runs `answer` for the call `method` belongs to, with a signal of its own, unlinked once answered. */
+  async #asking<T>(
+    method: string,
+    meta: Readonly<Record<string, unknown>> | undefined,
+    requestSignal: AbortSignal,
+    answer: (asking: AskingCall) => Promise<T>,
+  ): Promise<T> {
+    const call = this.#inFlight.asker(method, meta);
+    const controller = new AbortController();
+    const sources = [requestSignal, call.signal, this.#options.signal];
+    const aborted = sources.find((signal) => signal.aborted);
+    if (aborted !== undefined) controller.abort(aborted.reason);
+    const unlink = sources.map((signal) => onAbort(signal, () => controller.abort(signal.reason)));
+    try {
+      return await answer({ call, signal: controller.signal });
+    } finally {
+      for (const stop of unlink) stop();
+    }
   }
 
   /**
@@ -200,6 +276,8 @@ export class McpServerConnection {
    * `notifications/cancelled`. Rejects with the SDK's error (an `McpError` with its code).
    */
   async startTask(request: Omit<CallRequest, 'onProgress'>): Promise<Task> {
+    const call: CallInFlight = { context: request.context, signal: request.signal };
+    const done = this.#inFlight.add(call);
     const stream = this.#client.experimental.tasks.callToolStream(
       { name: request.name, arguments: request.arguments, _meta: request.meta },
       CallToolResultSchema,
@@ -207,12 +285,16 @@ export class McpServerConnection {
     );
     try {
       const { value: first } = await stream.next();
-      if (first?.type === 'taskCreated') return first.task;
+      if (first?.type === 'taskCreated') {
+        call.taskId = first.task.taskId;
+        return first.task;
+      }
       if (first?.type === 'error') throw first.error;
       throw new Error(`the server answered the task-augmented tools/call with ${first?.type ?? 'nothing'}, not a task`);
     } finally {
       // Stops the stream's own polling: the caller watches the task.
       await stream.return(undefined);
+      done();
     }
   }
 
@@ -326,6 +408,18 @@ export class McpServerConnection {
     this.#lastErrorCause = error;
     if (this.#options.server.type === 'http') this.suspect();
   }
+}
+
+/**
+ * What the toolset offers the server: elicitation (form and url) always, answered through the
+ * asking call; sampling when allowed; roots when configured (the list never changes).
+ */
+function clientCapabilities(options: ConnectionOptions): ClientCapabilities {
+  return {
+    elicitation: { form: {}, url: {} },
+    ...(options.sampling === true ? { sampling: {} } : {}),
+    ...(options.roots === undefined ? {} : { roots: { listChanged: false } }),
+  };
 }
 
 /** The HTTP status of a Streamable HTTP request for a session the server no longer has: start a new one. */

@@ -37,6 +37,7 @@ export async function startMcpTask(call: McpTaskCall): Promise<Answer> {
   let task: Task;
   try {
     task = await connection.startTask({
+      context,
       name: call.mcpName,
       arguments: call.args,
       meta: callMeta(context),

@@ -193,12 +193,13 @@ export class McpTaskWatcher {
       case 'working':
         return { type: 'poll', ...(task.pollInterval === undefined ? {} : { pollIntervalMs: task.pollInterval }) };
       case 'input_required':
-        // Wardrik offers no elicitation or sampling: nobody can give the task what it asks.
+        // Wardrik answers elicitation and sampling only during a call, and the call that started
+        // this task is over (it answered `started`): nobody can give the task what it asks.
         void connection.cancelTask(watched.taskId, options);
         return {
           type: 'done',
           outcome: {
-            error: `${what} asked for input${message}, which Wardrik cannot give (it offers no elicitation or sampling); the task was cancelled`,
+            error: `${what} asked for input${message}, which Wardrik cannot give a task (it answers elicitation and sampling only during a call, not for tasks); the task was cancelled`,
           },
         };
       case 'cancelled':

@@ -37,6 +37,7 @@ export async function callMcpTool(call: McpToolCall): Promise<Answer> {
   const stopWaiting = onAbort(context.signal, () => controller.abort(context.signal.reason));
   try {
     const result = await connection.callTool({
+      context,
       name: call.mcpName,
       arguments: call.args,
       meta: callMeta(context),

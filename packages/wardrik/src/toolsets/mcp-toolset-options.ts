@@ -40,6 +40,40 @@ export interface McpToolsetCommonOptions {
   readonly reconnect?: { readonly baseDelayMs?: number; readonly maxDelayMs?: number };
   /** Receives what the toolset notices (tools left out and why, connections lost and made). Default: none. */
   readonly log?: (message: string) => void;
+  /**
+   * Whether the server may ask the agent's model for a completion during a call
+   * (`sampling/createMessage`, text only): answered through the call's `context.sample`, on the
+   * run's model, measured and budgeted like the run's own steps. Default false: the toolset
+   * declares no `sampling` capability, and the server's request is refused.
+   *
+   * @example
+   * ```ts
+   * const writer = mcpToolset({ name: 'writer', command: 'npx', args: ['-y', 'some-mcp-server'], sampling: true })
+   * ```
+   */
+  readonly sampling?: boolean;
+  /**
+   * The roots the server is told of (`roots/list`): the directories (`file://` URIs) it may work
+   * in. Default: none, and the toolset declares no `roots` capability.
+   *
+   * @example
+   * ```ts
+   * const files = mcpToolset({
+   *   name: 'fs',
+   *   command: 'npx',
+   *   args: ['-y', '@modelcontextprotocol/server-filesystem'],
+   *   roots: [{ uri: 'file:///srv/shared', name: 'Shared files' }],
+   * })
+   * ```
+   */
+  readonly roots?: readonly McpRoot[];
+}
+
+/** A root offered to an MCP server (`roots/list`): a `file://` URI and, optionally, a name for people. */
+export interface McpRoot {
+  /** A `file://` URI, e.g. `file:///srv/shared`. */
+  readonly uri: string;
+  readonly name?: string;
 }
 
 /** An MCP server reached over Streamable HTTP. */
@@ -103,6 +137,10 @@ export interface CheckedMcpToolsetOptions {
   readonly connectTimeoutMs: number;
   readonly reconnect: { readonly baseDelayMs: number; readonly maxDelayMs: number };
   readonly log: (message: string) => void;
+  /** Whether the server may ask the agent's model (`sampling/createMessage`). */
+  readonly sampling: boolean;
+  /** The roots offered (`roots/list`), or undefined: none, and no `roots` capability. */
+  readonly roots?: readonly McpRoot[];
   /** Where warnings go (definitions offered unpinned): `log` if given, else `console.warn`. */
   readonly warn: (message: string) => void;
 }
@@ -116,6 +154,8 @@ const known = [
   'connectTimeoutMs',
   'reconnect',
   'log',
+  'sampling',
+  'roots',
   'url',
   'headers',
   'auth',
@@ -166,6 +206,11 @@ export function checkMcpToolsetOptions(options: unknown): CheckedMcpToolsetOptio
   }
   const { baseDelayMs, maxDelayMs, ...extra } = reconnect as Record<string, unknown>;
   for (const key of Object.keys(extra)) fail(`reconnect.${key} is not an option (expected baseDelayMs, maxDelayMs)`);
+  const sampling = record.sampling ?? false;
+  if (typeof sampling !== 'boolean') {
+    fail(`sampling must be a boolean (true lets the server ask the agent's model), got ${describeType(sampling)}`);
+  }
+  const roots = checkRoots(record.roots, fail);
   return {
     name,
     server,
@@ -179,6 +224,8 @@ export function checkMcpToolsetOptions(options: unknown): CheckedMcpToolsetOptio
       maxDelayMs: milliseconds(maxDelayMs, 30_000, 'reconnect.maxDelayMs', fail),
     },
     log: log as (message: string) => void,
+    sampling: sampling as boolean,
+    ...(roots === undefined ? {} : { roots }),
     warn:
       record.log === undefined ? (message) => console.warn(`[wardrik] ${message}`) : (log as (message: string) => void),
   };
@@ -231,6 +278,32 @@ function checkServer(record: Record<string, unknown>, fail: (message: string) =>
     ...(env === undefined ? {} : { env: stringRecord(env, 'env', fail) }),
     ...(cwd === undefined ? {} : { cwd: cwd as string }),
   };
+}
+
+function checkRoots(value: unknown, fail: (message: string) => never): readonly McpRoot[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value)) {
+    fail(`roots must be an array such as [{ uri: 'file:///srv/shared', name: 'Shared' }], got ${describeType(value)}`);
+  }
+  return Object.freeze(
+    (value as unknown[]).map((root, index) => {
+      const where = `roots[${index}]`;
+      if (typeof root !== 'object' || root === null || Array.isArray(root)) {
+        fail(`${where} must be an object such as { uri: 'file:///srv/shared' }, got ${describeType(root)}`);
+      }
+      const { uri, name, ...extra } = root as Record<string, unknown>;
+      for (const key of Object.keys(extra)) fail(`${where}.${key} is not an option (expected uri, name)`);
+      if (typeof uri !== 'string' || !uri.startsWith('file://')) {
+        fail(
+          `${where}.uri must be a string starting with file://, got ${typeof uri === 'string' ? JSON.stringify(uri) : describeType(uri)}`,
+        );
+      }
+      if (name !== undefined && typeof name !== 'string') {
+        fail(`${where}.name must be a string, got ${describeType(name)}`);
+      }
+      return Object.freeze({ uri: uri as string, ...(name === undefined ? {} : { name: name as string }) });
+    }),
+  );
 }
 
 function stringRecord(value: unknown, field: string, fail: (message: string) => never): Record<string, string> {

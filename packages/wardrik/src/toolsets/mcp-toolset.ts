@@ -296,6 +296,8 @@ class McpServerToolset implements McpToolset {
         description: this.#description,
         timeoutMs: this.#options.connectTimeoutMs,
         signal: this.#closing.signal,
+        sampling: this.#options.sampling,
+        ...(this.#options.roots === undefined ? {} : { roots: this.#options.roots }),
         onToolsChanged: () => {
           if (adopted !== undefined) this.#toolsChanged(adopted);
           else changedEarly = true;
