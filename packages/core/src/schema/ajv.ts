@@ -1,8 +1,7 @@
-import { Ajv, type ValidateFunction } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
-import Ajv04Module from 'ajv-draft-04';
-import addFormatsModule from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
+import type { Ajv2019 } from 'ajv/dist/2019.js';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { Issue } from '../answer.js';
 import { describeType } from '../describe-type.js';
 import { type Dialect, dialectOf } from './dialect.js';
@@ -13,38 +12,78 @@ interface Compiler {
   compile(schema: object): ValidateFunction;
 }
 
-// ajv-formats and ajv-draft-04 are CommonJS; their default exports arrive wrapped under NodeNext resolution.
-const addFormats = addFormatsModule as unknown as (ajv: Compiler) => void;
-const Ajv04 = ((Ajv04Module as unknown as { default?: unknown }).default ?? Ajv04Module) as typeof Ajv;
+/** The Ajv classes of every dialect, and ajv-formats. */
+interface AjvPackages {
+  readonly Ajv: typeof Ajv;
+  readonly Ajv2019: typeof Ajv2019;
+  readonly Ajv2020: typeof Ajv2020;
+  readonly Ajv04: typeof Ajv;
+  readonly addFormats: (ajv: Compiler) => void;
+}
+
+let packages: AjvPackages | undefined;
+
+/**
+ * Ajv (and ajv-formats, ajv-draft-04), loaded when the first JSON Schema is compiled rather than
+ * when `@wardrik/core` is imported: ~45 ms and ~15 MB that an app pays only once a schema needs
+ * checking. They are CommonJS: `require` gives the very module `import` would.
+ */
+function ajvPackages(): AjvPackages {
+  if (packages) return packages;
+  const require = createRequire(import.meta.url);
+  const ajv04 = require('ajv-draft-04') as { default?: typeof Ajv } & typeof Ajv;
+  const formats = require('ajv-formats') as { default?: AjvPackages['addFormats'] } & AjvPackages['addFormats'];
+  packages = {
+    Ajv: (require('ajv') as { Ajv: typeof Ajv }).Ajv,
+    Ajv2019: (require('ajv/dist/2019.js') as { Ajv2019: typeof Ajv2019 }).Ajv2019,
+    Ajv2020: (require('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020 }).Ajv2020,
+    Ajv04: ajv04.default ?? ajv04,
+    addFormats: formats.default ?? formats,
+  };
+  return packages;
+}
 
 /** Every Ajv: all errors, defaults filled in, no coercion, schema checked on compile. */
 const options = { allErrors: true, useDefaults: true, strict: false, verbose: true, addUsedSchema: false } as const;
 
-/** One Ajv per dialect, made when first needed. */
-const compilers = new Map<Dialect, Compiler>();
+/** One Ajv per dialect (and per whether it checks schemas against their meta-schema), made when first needed. */
+const compilers = new Map<string, Compiler>();
 
-function compilerFor(dialect: Dialect): Compiler {
-  let compiler = compilers.get(dialect);
+function compilerFor(dialect: Dialect, trusted: boolean): Compiler {
+  const key = `${dialect}${trusted ? ' trusted' : ''}`;
+  let compiler = compilers.get(key);
   if (!compiler) {
-    compiler = createCompiler(dialect);
-    addFormats(compiler);
-    compilers.set(dialect, compiler);
+    compiler = createCompiler(dialect, trusted ? { ...options, validateSchema: false } : options);
+    ajvPackages().addFormats(compiler);
+    compilers.set(key, compiler);
   }
   return compiler;
 }
 
-function createCompiler(dialect: Dialect): Compiler {
+function createCompiler(dialect: Dialect, settings: typeof options & { validateSchema?: boolean }): Compiler {
+  const { Ajv, Ajv2019, Ajv2020, Ajv04 } = ajvPackages();
   switch (dialect) {
     case 'draft-04':
-      return new Ajv04(options);
+      return new Ajv04(settings);
     case 'draft-06': // draft-07 only added keywords: its Ajv reads draft-06 schemas as they mean
     case 'draft-07':
-      return new Ajv(options);
+      return new Ajv(settings);
     case '2019-09':
-      return new Ajv2019(options);
+      return new Ajv2019(settings);
     case '2020-12':
-      return new Ajv2020(options);
+      return new Ajv2020(settings);
   }
+}
+
+/** How {@link compileJsonSchema} compiles. */
+export interface CompileJsonSchemaOptions {
+  /**
+   * The schema is one Wardrik wrote itself (from shorthand, whose every field was checked first), so
+   * it is valid by construction: Ajv compiles it without checking it against its dialect's
+   * meta-schema. That check compiles the meta-schema the first time, ~90 ms, which a tool built when
+   * its module loads (`loadMemory`, `loadArtifacts`) would otherwise add to importing Wardrik.
+   */
+  readonly trusted?: boolean;
 }
 
 /**
@@ -58,25 +97,30 @@ const compiled = new Map<string, ValidateFunction>();
  * Compiles a JSON Schema with the Ajv of its dialect (see `dialectOf`), or reuses the validator of
  * an identical one. Throws Ajv's error if the schema is invalid.
  */
-export function compileJsonSchema(schema: JsonSchema, dialect: Dialect = dialectOf(schema)): ValidateFunction {
+export function compileJsonSchema(
+  schema: JsonSchema,
+  dialect: Dialect = dialectOf(schema),
+  { trusted = false }: CompileJsonSchemaOptions = {},
+): ValidateFunction {
   let key: string | undefined;
   try {
     key = JSON.stringify(schema);
   } catch {
-    return compile(schema, dialect);
+    return compile(schema, dialect, trusted);
   }
+  // A trusted schema's validator serves an identical untrusted one: the same text is as valid.
   let validate = compiled.get(key);
   if (!validate) {
-    validate = compile(schema, dialect);
+    validate = compile(schema, dialect, trusted);
     compiled.set(key, validate);
   }
   return validate;
 }
 
 /** Each Ajv's own meta-schema is its dialect's, so `$schema` (in whichever spelling) is left to it. */
-function compile(schema: JsonSchema, dialect: Dialect): ValidateFunction {
+function compile(schema: JsonSchema, dialect: Dialect, trusted: boolean): ValidateFunction {
   const { $schema: _named, ...rest } = schema;
-  return compilerFor(dialect).compile(rest);
+  return compilerFor(dialect, trusted).compile(rest);
 }
 
 /** Ajv's errors as issues naming the field and what was expected. */

@@ -56,7 +56,8 @@ function compileJson(jsonSchema: JsonSchema, form: 'shorthand' | 'json-schema'):
   const dialect = dialectOf(jsonSchema);
   let check: ReturnType<typeof compileJsonSchema>;
   try {
-    check = compileJsonSchema(jsonSchema, dialect);
+    // Shorthand becomes a schema Wardrik wrote itself, valid by construction (see `trusted`).
+    check = compileJsonSchema(jsonSchema, dialect, { trusted: form === 'shorthand' });
   } catch (cause) {
     throw new ToolDefinitionError(`schema: not a valid JSON Schema: ${(cause as Error).message}`, { cause });
   }
@@ -81,7 +82,7 @@ function checkDefaults(schema: JsonSchema, where: string): void {
 function checkDefault(field: JsonSchema, at: string): void {
   if ('default' in field) {
     const { default: fallback, ...rest } = field;
-    const check = compileJsonSchema(rest);
+    const check = compileJsonSchema(rest, undefined, { trusted: true });
     if (!check(clonePlain(fallback))) {
       const problems = issuesFromAjv(check.errors ?? [], fallback).map((issue) => issue.message);
       throw new ToolDefinitionError(`${at}.default: does not match its own type (${problems.join('; ')})`);
