@@ -17,19 +17,10 @@ import { openApiDocument } from './openapi.js';
 import { probeRoutes } from './probe-routes.js';
 import { ApiProblem, problemResponse, RETRY_AFTER_SECONDS, STORE_FAILED, send } from './problem.js';
 import { neverStored, responseHeaders } from './response-headers.js';
-import * as responses from './response-schemas.js';
+import { responseSchemas } from './response-schemas.js';
 import { retentionRoutes } from './retention-routes.js';
 import { type Route, routeWithQuery } from './routes.js';
-import {
-  AnswerParkBody,
-  CancelRunBody,
-  CreateTokenBody,
-  ListParksQuery,
-  ListRunsQuery,
-  ReleaseLabelsBody,
-  RunEventsQuery,
-  StartRunBody,
-} from './schemas.js';
+import { requestSchemas } from './schemas.js';
 import { resolveServerLimits, SERVER_LIMIT_DEFAULTS, type ServerLimits } from './server-settings.js';
 import { sessionRoutes } from './session-routes.js';
 import { StreamSlots } from './stream-slots.js';
@@ -67,6 +58,17 @@ type Env = { Variables: { principal: Principal } };
  * ```
  */
 export function createApp(options: AppOptions): Hono<Env> {
+  const responses = responseSchemas();
+  const {
+    AnswerParkBody,
+    CancelRunBody,
+    CreateTokenBody,
+    ListParksQuery,
+    ListRunsQuery,
+    ReleaseLabelsBody,
+    RunEventsQuery,
+    StartRunBody,
+  } = requestSchemas();
   const { wardrik, auth } = options;
   const limit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
   const heartbeatMs = options.heartbeatMs ?? 15_000;

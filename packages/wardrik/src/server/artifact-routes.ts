@@ -1,26 +1,32 @@
 import { isValidToolName } from '@wardrik/core';
-import { z } from 'zod';
 import type { Action, Principal, Resource } from '../auth/types.js';
 import type { Wardrik } from '../runtime/wardrik.js';
 import type { SessionRow } from '../store/session-store.js';
 import { ApiProblem } from './problem.js';
 import { readBytes } from './read-bytes.js';
 import { type Route, routeWithQuery } from './routes.js';
+import { once, zod } from './zod.js';
 
 /** GET /v1/sessions/{id}/artifacts/{name} */
-export const LoadArtifactQuery = z
-  .object({ version: z.coerce.number().int().min(1).optional().describe('Which version (default: the latest).') })
-  .strict();
+const loadArtifactQuery = once(() => {
+  const z = zod();
+  return z
+    .object({ version: z.coerce.number().int().min(1).optional().describe('Which version (default: the latest).') })
+    .strict();
+});
 
 /** POST /v1/sessions/{id}/artifacts/{name} */
-export const SaveArtifactQuery = z
-  .object({
-    labels: z
-      .string()
-      .optional()
-      .describe('Labels the artifact carries, comma-separated (e.g. outside for a file from a stranger).'),
-  })
-  .strict();
+const saveArtifactQuery = once(() => {
+  const z = zod();
+  return z
+    .object({
+      labels: z
+        .string()
+        .optional()
+        .describe('Labels the artifact carries, comma-separated (e.g. outside for a file from a stranger).'),
+    })
+    .strict();
+});
 
 /** The headers an artifact is sent with, beside its bytes. */
 export const ARTIFACT_HEADERS = {
@@ -72,7 +78,7 @@ export function artifactRoutes(options: ArtifactRouteOptions): Route[] {
       path: '/v1/sessions/:id/artifacts/:name',
       summary: 'Download an artifact (the latest version, or ?version=N): its bytes, with its media type',
       authenticated: true,
-      query: LoadArtifactQuery,
+      query: loadArtifactQuery(),
       success: {
         status: 200,
         description: 'The bytes; wardrik-artifact-version and wardrik-labels headers.',
@@ -115,7 +121,7 @@ export function artifactRoutes(options: ArtifactRouteOptions): Route[] {
       path: '/v1/sessions/:id/artifacts/:name',
       summary: 'Upload a new version of an artifact: the body is its bytes, Content-Type its media type',
       authenticated: true,
-      query: SaveArtifactQuery,
+      query: saveArtifactQuery(),
       rawBody: 'The artifact’s bytes; Content-Type is its media type (type/subtype).',
       success: {
         status: 201,

@@ -7,10 +7,9 @@ import { honoStreaming } from './hono.js';
 import { InboxFeed } from './inbox-feed.js';
 import { NODE_STOPPING_EVENT, type NodeLifecycle } from './node-lifecycle.js';
 import { ApiProblem, RETRY_AFTER_SECONDS } from './problem.js';
-import * as responses from './response-schemas.js';
-import { ACTIONS } from './response-schemas.js';
+import { ACTIONS, responseSchemas } from './response-schemas.js';
 import { type Route, routeWithQuery } from './routes.js';
-import { InboxQuery } from './schemas.js';
+import { requestSchemas } from './schemas.js';
 import { SERVER_LIMIT_DEFAULTS } from './server-settings.js';
 import type { StreamSlots } from './stream-slots.js';
 import type { TokenConnections } from './token-connections.js';
@@ -59,6 +58,8 @@ export interface InboxItem {
  * parks newest first, paged (`/v1/inbox`), and its live stream (`/v1/inbox/events`).
  */
 export function consoleRoutes(options: ConsoleRouteOptions): Route[] {
+  const responses = responseSchemas();
+  const { InboxQuery } = requestSchemas();
   const { wardrik, allow, scopeFilter, slots, streams, heartbeatMs, lifecycle } = options;
 
   const schemaOf = (agentName: string, tool: string | undefined): JsonSchema | undefined => {

@@ -1,21 +1,24 @@
-import { z } from 'zod';
 import type { Action, Principal, Resource } from '../auth/types.js';
 import type { Wardrik } from '../runtime/wardrik.js';
 import { type Route, routeWithQuery } from './routes.js';
+import { once, zod } from './zod.js';
 
 /** GET /v1/memory */
-export const SearchMemoryQuery = z
-  .object({
-    agent: z.string().min(1).describe('The agent whose app’s memories to search.'),
-    query: z.string().describe('Words to look for (1–1,000 characters).'),
-    principal: z
-      .string()
-      .min(1)
-      .optional()
-      .describe('Whose memories (default: yours; others’ for operators and admins).'),
-    limit: z.coerce.number().int().min(1).max(50).optional().describe('How many (default 5).'),
-  })
-  .strict();
+const searchMemoryQuery = once(() => {
+  const z = zod();
+  return z
+    .object({
+      agent: z.string().min(1).describe('The agent whose app’s memories to search.'),
+      query: z.string().describe('Words to look for (1–1,000 characters).'),
+      principal: z
+        .string()
+        .min(1)
+        .optional()
+        .describe('Whose memories (default: yours; others’ for operators and admins).'),
+      limit: z.coerce.number().int().min(1).max(50).optional().describe('How many (default 5).'),
+    })
+    .strict();
+});
 
 /** What the memory routes need of the app. */
 export interface MemoryRouteOptions {
@@ -54,7 +57,7 @@ export function memoryRoutes(options: MemoryRouteOptions): Route[] {
       summary:
         'Search memories of earlier sessions (a principal’s, in an agent’s app), best match first, each with its labels',
       authenticated: true,
-      query: SearchMemoryQuery,
+      query: searchMemoryQuery(),
       success: { status: 200, description: '{ memories: [{ id, text, role, labels, sessionId, runId, at, score }] }' },
       handle: async ({ c, principal, query }) => {
         const whose = query.principal ?? principal.id;

@@ -1,7 +1,8 @@
 import { MAX_JSON_DEPTH } from '@wardrik/core';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { responseSchemaId, responseSchemas } from './response-schemas.js';
 import { documentedPath, type Route } from './routes.js';
+import { zod } from './zod.js';
 
 /** The body of every problem answer (RFC 9457), as `#/components/schemas/Problem`. */
 const PROBLEM_SCHEMA = {
@@ -63,7 +64,7 @@ export function openApiDocument(routes: readonly Route[]): Record<string, unknow
       schema: { type: 'string' },
     }));
     if (route.query) {
-      const schema = z.toJSONSchema(route.query, { io: 'input' }) as { properties?: Record<string, unknown> };
+      const schema = zod().toJSONSchema(route.query, { io: 'input' }) as { properties?: Record<string, unknown> };
       for (const [name, property] of Object.entries(schema.properties ?? {})) {
         parameters.push({ name, in: 'query', required: false, schema: property });
       }
@@ -100,7 +101,7 @@ export function openApiDocument(routes: readonly Route[]): Record<string, unknow
           ? {
               requestBody: {
                 required: true,
-                content: { 'application/json': { schema: z.toJSONSchema(route.body, { io: 'input' }) } },
+                content: { 'application/json': { schema: zod().toJSONSchema(route.body, { io: 'input' }) } },
               },
             }
           : {}),
@@ -148,7 +149,7 @@ function successContent(success: Route['success']): Record<string, unknown> {
 
 /** Every response schema as JSON Schema, by id, each referring to the others by `#/components/schemas/<id>`. */
 function componentSchemas(): Record<string, unknown> {
-  const { schemas } = z.toJSONSchema(responseSchemas, {
+  const { schemas } = zod().toJSONSchema(responseSchemas().registry, {
     io: 'output',
     uri: (id) => `#/components/schemas/${id}`,
   });

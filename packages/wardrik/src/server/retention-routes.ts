@@ -4,7 +4,7 @@ import type { RunRow } from '../store/store.js';
 import { honoStreaming } from './hono.js';
 import { ApiProblem } from './problem.js';
 import type { Route } from './routes.js';
-import { PurgeRunsBody } from './schemas.js';
+import { requestSchemas } from './schemas.js';
 import { readBody } from './validate.js';
 
 /** The first line of a run's export: what the lines after it are, and the run's row and parks. */
@@ -25,6 +25,7 @@ export interface RetentionRouteOptions {
  * `GET /v1/runs/{id}/export` (a run's journal as JSON lines, for whoever may read the run).
  */
 export function retentionRoutes(options: RetentionRouteOptions): Route[] {
+  const { PurgeRunsBody } = requestSchemas();
   const { wardrik, readableRun, limit } = options;
   return [
     {

@@ -3,9 +3,9 @@ import { isRunVisible, type VisibleRuns, visibleRunFilter } from '../auth/permis
 import type { Action, Principal, Resource } from '../auth/types.js';
 import type { Wardrik } from '../runtime/wardrik.js';
 import type { SessionRow } from '../store/session-store.js';
-import * as responses from './response-schemas.js';
+import { responseSchemas } from './response-schemas.js';
 import { type Route, routeWithQuery } from './routes.js';
-import { CreateSessionBody, EditStateBody, ListSessionsQuery, SessionDetailsQuery } from './schemas.js';
+import { requestSchemas } from './schemas.js';
 import { readBody } from './validate.js';
 
 /** What the session routes need of the app. */
@@ -25,6 +25,8 @@ export interface SessionRouteOptions {
  * state is `state.edit` (and `app-state.edit` for `app:` keys, which every principal reads).
  */
 export function sessionRoutes(options: SessionRouteOptions): Route[] {
+  const responses = responseSchemas();
+  const { CreateSessionBody, EditStateBody, ListSessionsQuery, SessionDetailsQuery } = requestSchemas();
   const { wardrik, allow, limit, scopeFilter } = options;
   const sessionFor = async (principal: Principal, id: string, action: Action): Promise<SessionRow> => {
     const session = await wardrik.getSession(id);

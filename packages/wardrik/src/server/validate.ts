@@ -1,10 +1,11 @@
 import { exceedsDepth, MAX_JSON_DEPTH } from '@wardrik/core';
 import type { Context } from 'hono';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { ApiProblem, type FieldProblem } from './problem.js';
 import { parameterProblems } from './query-parameters.js';
 import { readText } from './read-text.js';
 import { documentedPath, type Route } from './routes.js';
+import { once, zod } from './zod.js';
 
 /** The body limit when the app sets none: 1 MiB. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -85,7 +86,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** The query of a route that takes none. */
-const NO_QUERY = z.object({}).strict();
+const noQuery = once(() => zod().object({}).strict());
 
 /**
  * Checks a request's query string against what its route takes, or throws a 400 problem naming
@@ -99,7 +100,7 @@ const NO_QUERY = z.object({}).strict();
  * ```
  */
 export function readQuery(c: Context, route: Pick<Route, 'method' | 'path' | 'query'>): Record<string, unknown> {
-  const schema = route.query ?? NO_QUERY;
+  const schema = route.query ?? noQuery();
   const given = c.req.queries();
   const named = `${route.method.toUpperCase()} ${documentedPath(route.path)}`;
   const problems = parameterProblems(given, Object.keys(schema.shape), named);
