@@ -167,6 +167,7 @@ export type { RetentionOptions } from './runtime/retention-rules.js';
 export type { Purged, PurgedKind } from './runtime/retention-sweep.js';
 export type { ArtifactOptions, MemoryOptions } from './runtime/services.js';
 export type { SessionDetails, StateChanges } from './runtime/sessions.js';
+export type { SignInCallback } from './runtime/sign-ins.js';
 export {
   type AnswerOptions,
   createWardrik,

@@ -10,7 +10,6 @@ import {
   stateScope,
 } from '@wardrik/core';
 import type { Message, ModelToolCall } from '../model/model.js';
-import type { RunStatus } from '../store/store.js';
 import type {
   Budget,
   CallHolder,
@@ -21,6 +20,7 @@ import type {
   StateWrite,
   StoredRecord,
 } from './records.js';
+import type { RunStatus } from './run-status.js';
 
 /** Where one call of the current step stands. */
 export type CallStatus = 'requested' | 'started' | 'parked' | 'to-run' | 'answered';

@@ -238,6 +238,18 @@ export class RunDriver {
           if (tripped) return await this.#end('failed', { error: trippedError(tripped), guardrail: tripped });
         }
         const prepared = this.#fixedStep() ?? (await this.#prepareStep());
+        const signIn = prepared.offered.signIns?.[0];
+        if (signIn) {
+          // A person must sign in to a toolset's server first: the run waits, showing where.
+          const reason = `toolset ${signIn.toolset}: its MCP server needs a person to sign in at ${signIn.url}; the run goes on once they have`;
+          await this.#park('authorize', reason, undefined, undefined, {
+            toolset: signIn.toolset,
+            url: signIn.url,
+            ...(signIn.state === undefined ? {} : { state: signIn.state }),
+            ...(signIn.principal === undefined ? {} : { principal: signIn.principal }),
+          });
+          return 'parked';
+        }
         const generated = await this.#generate(prepared);
         if (generated === undefined) continue;
         const { response, callback } = generated;

@@ -26,6 +26,8 @@ export interface OfferedTools {
   readonly fromToolsets: ReadonlyMap<string, Tool<Arguments>>;
   /** Toolsets left out of the step, and why. */
   readonly unavailable: readonly { readonly toolset: string; readonly reason: string }[];
+  /** Toolsets left out because their server needs a person to sign in (the OAuth code flow), with where. */
+  readonly signIns?: readonly SignInNeeded[];
   /**
    * The labels offering these tools gives a step: those of every definition a source marked (see
    * `describedBy`), e.g. `outside` for an MCP server's or a worker's tool nobody pinned.
@@ -33,6 +35,18 @@ export interface OfferedTools {
   readonly descriptionLabels: readonly Label[];
   /** The definitions that carry labels, with their source and hash (what to review and pin). */
   readonly unpinned: readonly UnpinnedTool[];
+}
+
+/**
+ * A toolset's remote MCP server needs a person to sign in: `url` is the authorization page to open,
+ * `state` the OAuth state its callback brings back (see `McpAuthorizationRequiredError`).
+ */
+export interface SignInNeeded {
+  readonly toolset: string;
+  readonly url: string;
+  readonly state?: string;
+  readonly principal?: string;
+  readonly reason: string;
 }
 
 /** What `resolve` answers: the tools, and the labels and unpinned definitions the step takes with them. */
@@ -147,6 +161,7 @@ export class ToolResolver {
     let labels: Label[] = [];
     const parts: unknown[] = [];
     const unavailable: { toolset: string; reason: string }[] = [];
+    const signIns: SignInNeeded[] = [];
     const results: ToolsetResult[] = [];
     const onRead = (read: readonly Label[]) => {
       labels = mergeLabels(labels, read);
@@ -160,7 +175,10 @@ export class ToolResolver {
         parts.push(result);
         for (const clash of result.clashes) unavailable.push({ toolset: toolset.name, reason: clash });
       } catch (thrown) {
-        unavailable.push({ toolset: toolset.name, reason: describeReason(thrown) });
+        const reason = describeReason(thrown);
+        unavailable.push({ toolset: toolset.name, reason });
+        const signIn = signInNeeded(thrown);
+        if (signIn) signIns.push({ toolset: toolset.name, reason, ...signIn });
         parts.push(undefined);
       }
     }
@@ -172,7 +190,8 @@ export class ToolResolver {
       this.#current = last.offered;
       return withDescriptions(last.offered, labels, input.labels);
     }
-    const offered = this.#combine(results, workerTools, unavailable);
+    const combined = this.#combine(results, workerTools, unavailable);
+    const offered = signIns.length ? { ...combined, signIns } : combined;
     this.#last = { parts, offered };
     this.#current = offered;
     return withDescriptions(offered, labels, input.labels);
@@ -393,4 +412,21 @@ function sameParts(a: readonly unknown[], b: readonly unknown[]): boolean {
   if (a.length !== b.length) return false;
   for (let index = 0; index < a.length; index++) if (a[index] !== b[index]) return false;
   return true;
+}
+
+/** The sign-in a toolset's failure asks for (an `McpAuthorizationRequiredError` in its causes), if any. */
+function signInNeeded(thrown: unknown): Omit<SignInNeeded, 'toolset' | 'reason'> | undefined {
+  let current: unknown = thrown;
+  for (let depth = 0; depth < 8 && current instanceof Error; depth++) {
+    const fields = current as Error & { code?: unknown; url?: unknown; state?: unknown; principal?: unknown };
+    if (fields.code === 'mcp_authorization_required' && typeof fields.url === 'string') {
+      return {
+        url: fields.url,
+        ...(typeof fields.state === 'string' ? { state: fields.state } : {}),
+        ...(typeof fields.principal === 'string' ? { principal: fields.principal } : {}),
+      };
+    }
+    current = current.cause;
+  }
+  return undefined;
 }

@@ -69,6 +69,7 @@ import { RunLocks } from './run-locks.js';
 import { RunWaiters } from './run-waiters.js';
 import { type ArtifactOptions, type MemoryOptions, Services } from './services.js';
 import { type SessionDetails, Sessions, type StateChanges } from './sessions.js';
+import { completeSignIn, type SignInCallback } from './sign-ins.js';
 
 /** How many interrupted runs recovery loads before it starts driving them. */
 const RECOVERY_BATCH = 1_000;
@@ -1156,6 +1157,33 @@ export class Wardrik {
   ): Promise<{ parkId: string; runId: string }> {
     this.#checkTakingWork();
     return this.#external.complete(handle, outcome, options);
+  }
+
+  /**
+   * Finishes a person's sign-in to a remote MCP server (the OAuth code flow) with what its callback
+   * brought back, and lets the runs waiting for it go on: the runs parked as `authorize` for that
+   * toolset (and principal). `wardrik serve` calls it from `GET /oauth/callback`; an app that takes
+   * the callback itself calls it directly. Throws `ParkNotFoundError` when no run waits for `state`.
+   *
+   * @example
+   * ```ts
+   * // the app's redirect URL (the toolset's auth.redirectUrl):
+   * app.get('/oauth/callback', async (c) => {
+   *   await wardrik.completeAuthorization({ code: c.req.query('code') ?? '', state: c.req.query('state') ?? '' })
+   *   return c.text('Signed in: you can close this page.')
+   * })
+   * ```
+   */
+  async completeAuthorization(callback: SignInCallback): Promise<{ runs: string[] }> {
+    this.#checkTakingWork();
+    return completeSignIn(
+      {
+        listParks: (filter) => this.store.listParks(filter),
+        toolsets: () => [...new Set(this.#agents.all().flatMap((agent) => agent.toolsets))],
+        answerPark: (parkId, decision, options) => this.answerPark(parkId, decision, options),
+      },
+      callback,
+    );
   }
 
   /**

@@ -9,11 +9,20 @@ export class McpAuthorizationRequiredError extends WardrikError {
   static readonly code = 'mcp_authorization_required';
   readonly url: string;
   readonly principal: string | undefined;
+  /** The toolset whose server needs the sign-in. */
+  readonly toolset: string | undefined;
+  /** The OAuth `state` the URL carries: the callback that brings it back finishes this sign-in. */
+  readonly state: string | undefined;
 
-  constructor(message: string, details: { readonly url: string; readonly principal?: string }) {
+  constructor(
+    message: string,
+    details: { readonly url: string; readonly principal?: string; readonly toolset?: string; readonly state?: string },
+  ) {
     super(McpAuthorizationRequiredError.code, message);
     this.url = details.url;
     this.principal = details.principal;
+    this.toolset = details.toolset;
+    this.state = details.state;
   }
 
   static override isInstance(value: unknown): value is McpAuthorizationRequiredError {

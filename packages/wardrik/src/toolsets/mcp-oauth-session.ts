@@ -256,6 +256,8 @@ export class McpOAuthSession implements OAuthClientProvider {
       this.#options.log(message);
       throw new McpAuthorizationRequiredError(message, {
         url: url.href,
+        toolset: this.#options.toolset,
+        state: pending.state,
         ...(principal === undefined ? {} : { principal }),
       });
     }

@@ -13,7 +13,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolContext } from '@wardrik/core';
 import { z } from 'zod';
-import { onAbort } from '../runtime/on-abort.js';
+import { onAbort } from '../shared/on-abort.js';
 import { CONNECTION_CLOSED, describeFailure, REQUEST_TIMEOUT } from './describe-failure.js';
 import { McpAuthorizationRequiredError, McpSignInError } from './mcp-authorization-required.js';
 import { type CallInFlight, CallsInFlight } from './mcp-calls-in-flight.js';

@@ -11,7 +11,7 @@ import {
 } from '@wardrik/core';
 import { backoffDelay } from '@wardrik/core/wire';
 import { loadOwn } from '../lazy-package.js';
-import { onAbort } from '../runtime/on-abort.js';
+import { onAbort } from '../shared/on-abort.js';
 import { type ListedDefinition, reviewDefinition, type ToolListing, unpinnedOf } from './listed-definition.js';
 import { acceptMcpListing, rejectionReason } from './mcp-listing.js';
 import type { McpAuthorizationResult } from './mcp-oauth-options.js';

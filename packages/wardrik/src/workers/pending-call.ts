@@ -1,5 +1,5 @@
 import type { Progress } from '@wardrik/core';
-import { onAbort } from '../runtime/on-abort.js';
+import { onAbort } from '../shared/on-abort.js';
 
 /**
  * How a call sent to a worker came out: its result; lost (it may have run, and its answer is
