@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../errors.js';
-import type { RunStatus } from './store.js';
+import type { RunStatus } from '../journal/run-status.js';
 
 /** The statuses of runs a purge may delete: ended ones, and parked ones. A running run is never purged. */
 export type PurgeableStatus = Exclude<RunStatus, 'running'>;

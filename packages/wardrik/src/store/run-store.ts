@@ -1,17 +1,17 @@
 import type { StoreError } from '../errors.js';
 import type { ParkDecision, ParkKind, StoredRecord } from '../journal/records.js';
-import type { Allowance, ParkAnswerWrite, ParkFilter, ParkRow, RunFilter, RunRow, RunWrite } from './store.js';
+import type {
+  Allowance,
+  Lease,
+  ParkAnswerWrite,
+  ParkFilter,
+  ParkRow,
+  RunFilter,
+  RunRow,
+  RunWrite,
+} from './run-rows.js';
 
-/**
- * A node's right to write one run. The epoch grows at each take-over, and every write of the run
- * names its lease: a node that lost the run (paused, partitioned, its lease expired) can never
- * append after another node took it over.
- */
-export interface Lease {
-  readonly runId: string;
-  readonly node: string;
-  readonly epoch: number;
-}
+export type { Lease } from './run-rows.js';
 
 /** Who asks for leases, and how long a lease lasts unless renewed. */
 export interface LeaseTerms {

@@ -1,0 +1,2 @@
+/** Where a run stands. */
+export type RunStatus = 'running' | 'parked' | 'completed' | 'failed' | 'cancelled';
