@@ -298,6 +298,26 @@ describe('a request once no call is in flight (Streamable HTTP, the server in th
   });
 });
 
+describe('the call’s timeout while a person is asked (Streamable HTTP)', () => {
+  it('stops counting: a person slower than callTimeoutMs still answers the call', async () => {
+    const toolset = mcpToolset({ name: 'asking', url: http.url, callTimeoutMs: 1_000 });
+    try {
+      const tools = await toolset.tools(toolsetContext());
+      const requestInput: Ask = async () => {
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        return { action: 'accept', content: { name: 'Ada' } };
+      };
+      const answer = await callTool(tools, 'ask_form', { message: 'Who?' }, callContext({ requestInput }));
+      expect(answered(answer)).toEqual({
+        action: 'accept',
+        content: { name: 'Ada', color: 'green', subscribe: false },
+      });
+    } finally {
+      await toolset.close();
+    }
+  });
+});
+
 describe('options', () => {
   it.each([
     [

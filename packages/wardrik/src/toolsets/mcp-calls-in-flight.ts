@@ -6,6 +6,8 @@ export interface CallInFlight {
   readonly context: ToolContext;
   /** Aborted when the call stops (cancelled, timed out, answered). */
   readonly signal: AbortSignal;
+  /** Stops the call's timeout while a request for it is answered; the function returned resumes it. */
+  readonly pauseTimeout?: () => () => void;
   /** The MCP task the call created (a task-augmented `tools/call`), once the server said so. */
   taskId?: string;
 }

@@ -5,8 +5,10 @@ import {
   type ClientCapabilities,
   CreateMessageRequestSchema,
   ElicitRequestSchema,
+  ErrorCode,
   type GetTaskResult,
   ListRootsRequestSchema,
+  McpError,
   type Task,
   TaskStatusNotificationSchema,
   ToolListChangedNotificationSchema,
@@ -14,6 +16,7 @@ import {
 import type { ToolContext } from '@wardrik/core';
 import { z } from 'zod';
 import { onAbort } from '../shared/on-abort.js';
+import { CallTimeout, LONGEST_TIMEOUT_MS } from './call-timeout.js';
 import { CONNECTION_CLOSED, describeFailure, REQUEST_TIMEOUT } from './describe-failure.js';
 import { McpAuthorizationRequiredError, McpSignInError } from './mcp-authorization-required.js';
 import { type CallInFlight, CallsInFlight } from './mcp-calls-in-flight.js';
@@ -176,13 +179,30 @@ export class McpServerConnection {
     throw new Error(`its tools/list went on for more than ${MAX_PAGES} pages`);
   }
 
-  /** Sends `tools/call`. Aborting `signal` sends `notifications/cancelled`; rejects as the SDK does. */
+  /**
+   * Sends `tools/call`. Aborting `signal` sends `notifications/cancelled`; rejects as the SDK does
+   * (a timeout: an `McpError` with code `RequestTimeout`). While the server's requests for the
+   * call are being answered (a person asked, the model sampled), its `timeoutMs` stops counting.
+   */
   async callTool(request: CallRequest): Promise<CallToolResult> {
-    const done = this.#inFlight.add({ context: request.context, signal: request.signal });
+    // The call's own timeout, which stops counting while a person or the model is asked for it.
+    const controller = new AbortController();
+    const timeout = new CallTimeout(request.timeoutMs, () =>
+      controller.abort(new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: request.timeoutMs })),
+    );
+    if (request.signal.aborted) controller.abort(request.signal.reason);
+    const unlink = onAbort(request.signal, () => controller.abort(request.signal.reason));
+    const done = this.#inFlight.add({
+      context: request.context,
+      signal: request.signal,
+      pauseTimeout: () => timeout.pause(),
+    });
     try {
-      return await this.#sendCall(request);
+      return await this.#sendCall({ ...request, signal: controller.signal, timeoutMs: LONGEST_TIMEOUT_MS });
     } finally {
       done();
+      unlink();
+      timeout.clear();
     }
   }
 
@@ -237,6 +257,7 @@ export class McpServerConnection {
     answer: (asking: AskingCall) => Promise<T>,
   ): Promise<T> {
     const call = this.#inFlight.asker(method, meta);
+    const resume = call.pauseTimeout?.();
     const controller = new AbortController();
     const sources = [requestSignal, call.signal, this.#options.signal];
     const aborted = sources.find((signal) => signal.aborted);
@@ -246,6 +267,7 @@ export class McpServerConnection {
       return await answer({ call, signal: controller.signal });
     } finally {
       for (const stop of unlink) stop();
+      resume?.();
     }
   }
 
