@@ -98,6 +98,12 @@ export interface McpToolset extends Toolset, UnpinnedDefinitionSource {
  *   cancelled task, an `isError` result, or a task the server no longer knows is an error the
  *   model reads. After a restart, `resume` follows the tasks runs still wait for. Tools whose
  *   tasks are optional are called as any other.
+ * - What the server asks during a call goes to that call: `elicitation/create` (form or url mode)
+ *   to `context.requestInput` (accepted content gets the schema's defaults, SEP-1034, and must fit
+ *   the schema), `sampling/createMessage` (text only) to `context.sample` when `sampling: true`,
+ *   and `roots/list` answers `roots` when given. A request belongs to the call whose MCP task it
+ *   names, else to the only call in flight; otherwise it is refused, saying why. While a person
+ *   or the model is asked, the call's timeout stops counting.
  *
  * Throws `ToolDefinitionError` naming the field if an option is malformed.
  *
