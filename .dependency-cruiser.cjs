@@ -1,0 +1,85 @@
+// The import-graph check (issue 30, "Done when"): `npm run check:imports`, run by .ci/run next to lint.
+// It reads packages/*/src and fails on a circle (type-only imports included: a circle of types is
+// still a circle) or on an import from a lower layer to a higher one (DESIGN.md §2). File sizes
+// (no file over 400 lines in runtime/ and store/) are checked by scripts/check-file-sizes.mjs.
+//
+// Violations known today, which issue 30 items 1–2 still have to remove, are listed in
+// .dependency-cruiser-known-violations.json (read with --ignore-known): CI fails on any violation not
+// in that list. When a fix removes one, write the list again, so that it cannot come back unnoticed:
+//   npx depcruise packages/core/src packages/wardrik/src packages/worker/src --config .dependency-cruiser.cjs \
+//     --output-type baseline --output-to .dependency-cruiser-known-violations.json
+
+/** A folder of the runtime package's sources. */
+const wardrik = (folder) => `^packages/wardrik/src/${folder}/`;
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment:
+        'A circle of imports (type-only ones included): the modules in it cannot be understood, tested or moved apart.',
+      from: { path: '^packages/[^/]+/src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'core-imports-no-package-above-it',
+      severity: 'error',
+      comment: '@wardrik/core is the bottom layer: it imports nothing of wardrik or @wardrik/worker.',
+      from: { path: '^packages/core/src/' },
+      to: { path: ['^packages/(wardrik|worker)/', '(^|/)node_modules/(wardrik|@wardrik/worker)/'] },
+    },
+    {
+      name: 'worker-imports-no-runtime',
+      severity: 'error',
+      comment: '@wardrik/worker connects a program to Wardrik over the wire; it does not import the runtime package.',
+      from: { path: '^packages/worker/src/' },
+      to: { path: ['^packages/wardrik/', '(^|/)node_modules/wardrik/'] },
+    },
+    {
+      name: 'tool-sources-import-no-runtime',
+      severity: 'error',
+      comment: 'toolsets/ and workers/ are tool sources the runtime asks; they do not import runtime/.',
+      from: { path: [wardrik('toolsets'), wardrik('workers')] },
+      to: { path: wardrik('runtime') },
+    },
+    {
+      name: 'journal-imports-no-store',
+      severity: 'error',
+      comment: 'The journal (records and the fold over them) is below the stores that keep it.',
+      from: { path: wardrik('journal') },
+      to: { path: wardrik('store') },
+    },
+    {
+      name: 'store-imports-no-runtime-or-server',
+      severity: 'error',
+      comment: 'Stores keep what the runtime writes; they know neither the runtime nor the surfaces.',
+      from: { path: wardrik('store') },
+      to: { path: [wardrik('runtime'), wardrik('server')] },
+    },
+    {
+      name: 'runtime-imports-no-surface',
+      severity: 'error',
+      comment: 'The run loop never knows which surface started it: runtime/ imports neither server/ nor cli/.',
+      from: { path: wardrik('runtime') },
+      to: { path: [wardrik('server'), wardrik('cli')] },
+    },
+  ],
+  options: {
+    includeOnly: '^packages/[^/]+/src/',
+    exclude: { path: '(^|/)(dist|node_modules|test)/' },
+    // Type-only imports are dependencies too (a circle of types is still a circle).
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'packages/wardrik/tsconfig.json' },
+    // The packages' own sources, as the tests load them (package.json exports, condition @wardrik/source).
+    enhancedResolveOptions: {
+      conditionNames: ['@wardrik/source', 'import', 'types', 'default'],
+      exportsFields: ['exports'],
+      extensions: ['.ts', '.js', '.mjs', '.cjs', '.d.ts'],
+    },
+    reporterOptions: {
+      text: { highlightFocused: true },
+    },
+  },
+};
