@@ -21,6 +21,7 @@ export {
   type OpenWorkerSocketOptions,
   openWorkerSocket,
 } from './open-socket.js';
+export { RELATED_CALL_META } from './related-call.js';
 export { readListing, WARDRIK_LISTED_METHOD, type WardrikListing } from './wardrik-listed.js';
 export {
   DEFAULT_LISTED_TIMEOUT_MS,

@@ -4,6 +4,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import WebSocket from 'ws';
 import { invalidRequest, parseFrame } from './frame.js';
 import { DEFAULT_MAX_PAYLOAD_BYTES } from './open-socket.js';
+import { relateQuestion } from './related-call.js';
 import { readListing, WARDRIK_LISTED_METHOD, type WardrikListing } from './wardrik-listed.js';
 
 /** Options of an {@link OutboundWebSocketTransport}. */
@@ -166,9 +167,15 @@ export class OutboundWebSocketTransport implements Transport {
     for (const text of this.#pending.splice(0)) this.#deliver(text);
   }
 
-  async send(message: JSONRPCMessage, _options?: TransportSendOptions): Promise<void> {
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     if (this.#socket.readyState !== OPEN) throw new Error('Not connected: the WebSocket to Wardrik is not open');
-    let text = JSON.stringify(message);
+    const related = relateQuestion(message, options?.relatedRequestId);
+    if (related.type === 'refused') {
+      // Answered here, as Wardrik would: it cannot tell which call the question is for.
+      queueMicrotask(() => this.onmessage?.(related.answer));
+      return;
+    }
+    let text = JSON.stringify(related.message);
     if (text.length * 3 > this.#maxPayloadBytes) {
       const bytes = Buffer.byteLength(text, 'utf8');
       if (bytes > this.#maxPayloadBytes) {

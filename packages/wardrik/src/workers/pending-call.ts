@@ -1,5 +1,6 @@
 import type { Progress } from '@wardrik/core';
 import { onAbort } from '../shared/on-abort.js';
+import type { CallAsker } from './worker-questions.js';
 
 /**
  * How a call sent to a worker came out: its result; lost (it may have run, and its answer is
@@ -38,6 +39,11 @@ export interface CallLimits {
   /** The most the call may take in all, progress or not (ms); never less than `idleTimeoutMs`. */
   readonly maxTimeMs: number;
   readonly onProgress?: ((progress: Progress) => void) | undefined;
+  /**
+   * Who answers what the worker asks while it runs the call (`elicitation/create`,
+   * `sampling/createMessage`): the call's context. None: such questions are refused.
+   */
+  readonly asker?: CallAsker | undefined;
 }
 
 /**
@@ -60,6 +66,11 @@ export class PendingCall implements Pending {
   #timerAtDeadline = false;
   #lastProgress: number | undefined;
   readonly #stopWatching: () => void;
+  /** Questions of the worker open now: the idle timeout waits for them (the deadline does not). */
+  #asking = 0;
+  #finished = false;
+  /** Aborted when the call ends (made when the worker first asks something). */
+  #ended: AbortController | undefined;
 
   constructor(owner: CallOwner, id: number, resolve: (outcome: CallOutcome) => void, limits: CallLimits) {
     this.#owner = owner;
@@ -99,6 +110,40 @@ export class PendingCall implements Pending {
     return true;
   }
 
+  /** Who answers what the worker asks during the call, if anyone. */
+  get asker(): CallAsker | undefined {
+    return this.#limits.asker;
+  }
+
+  /** Aborted once the call has ended (answered, lost, cancelled): questions asked for it stop. */
+  get ended(): AbortSignal {
+    this.#ended ??= new AbortController();
+    if (this.#finished && !this.#ended.signal.aborted) this.#ended.abort(new Error('the call ended'));
+    return this.#ended.signal;
+  }
+
+  /**
+   * The worker asked something (a person, the model): the idle timeout is held until the answer
+   * (a person may take their time), then starts again; the call's deadline still holds. Returns the
+   * function to call once it is answered.
+   */
+  asking(): () => void {
+    this.#asking += 1;
+    if (this.#asking === 1 && !this.#timerAtDeadline) {
+      clearTimeout(this.#timer);
+      this.#timer = this.#startTimer();
+    }
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.#asking -= 1;
+      if (this.#asking > 0 || this.#finished) return;
+      clearTimeout(this.#timer);
+      this.#timer = this.#startTimer();
+    };
+  }
+
   aborted(): void {
     if (this.#owner.stopCall(this, describeAbort(this.#limits.signal.reason))) this.#finish({ type: 'cancelled' });
   }
@@ -114,14 +159,16 @@ export class PendingCall implements Pending {
   }
 
   #startTimer(): NodeJS.Timeout {
-    const idle = this.#limits.idleTimeoutMs;
+    const idle = this.#asking > 0 ? Number.POSITIVE_INFINITY : this.#limits.idleTimeoutMs;
     const left = this.#deadline - Date.now();
     this.#timerAtDeadline = left <= idle;
     return setTimeout(onTimeout, Math.max(0, Math.min(idle, left)), this);
   }
 
   #finish(outcome: CallOutcome): void {
+    this.#finished = true;
     clearTimeout(this.#timer);
+    this.#ended?.abort(new Error(outcome.type === 'cancelled' ? 'the call was cancelled' : 'the call ended'));
     this.#stopWatching();
     this.#resolve(outcome);
   }

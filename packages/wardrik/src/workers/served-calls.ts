@@ -4,6 +4,7 @@ import type { WorkerStore } from '../store/worker-store.js';
 import { type CallMail, type CancelMail, type OutcomeMail, progressNote } from './node-messages.js';
 import type { CallOutcome } from './pending-call.js';
 import type { WorkerConnection } from './worker-connection.js';
+import { ELSEWHERE_ASKER } from './worker-questions.js';
 
 /** What served calls need from the node serving them. */
 export interface ServedCallsOptions {
@@ -84,6 +85,8 @@ export class ServedCalls {
         idleTimeoutMs: mail.idleTimeoutMs,
         maxTimeMs: mail.maxTimeMs,
         onProgress: (progress) => served.progress.report(progress),
+        // The person and the model the worker could ask are the run's node's.
+        asker: ELSEWHERE_ASKER,
       })
       .then(async (outcome) => {
         this.#served.delete(mail.call);

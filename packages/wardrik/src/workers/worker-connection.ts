@@ -7,6 +7,14 @@ import type { Principal } from '../auth/types.js';
 import { acceptListedTools, truncateBytes } from './listed-tool.js';
 import { type CallOutcome, type Pending, PendingCall, type Reply } from './pending-call.js';
 import { readProgress } from './progress-notification.js';
+import {
+  answerWorkerQuestion,
+  type CallAsker,
+  QUESTION_METHODS,
+  type QuestionAnswer,
+  RELATED_CALL_META,
+  unrelatedQuestion,
+} from './worker-questions.js';
 
 export type { CallOutcome } from './pending-call.js';
 
@@ -39,6 +47,11 @@ export interface ToolCall {
   readonly onProgress?: (progress: Progress) => void;
   /** Task augmentation (MCP tasks): the worker answers with the task it created (`{ task }`), not the result. */
   readonly task?: Readonly<Record<string, unknown>>;
+  /**
+   * Who answers the worker's `elicitation/create` and `sampling/createMessage` for this call (its
+   * `_meta['wardrik/related-call']` is the call's request id): the call's context. None: refused.
+   */
+  readonly asker?: CallAsker;
 }
 
 /** Timings and limits of a connection. */
@@ -50,6 +63,8 @@ export interface ConnectionOptions {
   readonly maxFaults: number;
   readonly onTools: (connection: WorkerConnection) => void;
   readonly onClose: (connection: WorkerConnection, reason: string) => void;
+  /** Whether the worker may sample the agent's model during a call (`sampling/createMessage`). Default false. */
+  readonly sampling?: boolean;
   /** The worker said an MCP task's status changed (`notifications/tasks/status`). */
   readonly onTaskStatus?: (connection: WorkerConnection, taskId: string) => void;
   readonly log: (message: string) => void;
@@ -73,7 +88,9 @@ const CLOSE_GRACE_MS = 2_000;
  * One worker's connection: Wardrik is the MCP client, the worker the MCP server. Speaks JSON-RPC
  * 2.0 over the WebSocket the worker opened: `initialize`, `tools/list` (again on
  * `notifications/tools/list_changed`), `tools/call` with `_meta`, `notifications/cancelled`, `ping`;
- * and, once each listing is registered, `notifications/wardrik/listed` (Wardrik's own).
+ * and, once each listing is registered, `notifications/wardrik/listed` (Wardrik's own). It answers
+ * the worker's `elicitation/create` and `sampling/createMessage` sent during a call (see
+ * `ToolCall.asker`).
  * Bad frames get protocol errors; a worker that keeps misbehaving or stops answering pings is
  * disconnected, and its calls in flight are lost.
  *
@@ -102,6 +119,8 @@ export class WorkerConnection {
   #options: ConnectionOptions;
   #nextId = 1;
   #pending = new Map<JsonRpcId, Pending>();
+  /** The worker's questions being answered (elicitation, sampling), by the worker's request id. */
+  #questions = new Map<JsonRpcId, AbortController>();
   /** Ids of requests Wardrik stopped waiting for, oldest first (a late answer to one is dropped). */
   #cancelled = new Set<JsonRpcId>();
   #faults = 0;
@@ -136,7 +155,11 @@ export class WorkerConnection {
   async start(): Promise<void> {
     const init = await this.#request(
       'initialize',
-      { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'wardrik', version: '0.1.0' } },
+      {
+        protocolVersion: PROTOCOL_VERSION,
+        capabilities: CLIENT_CAPABILITIES,
+        clientInfo: { name: 'wardrik', version: '0.1.0' },
+      },
       this.#options.handshakeTimeoutMs,
     );
     if (init.type !== 'result') {
@@ -367,9 +390,24 @@ export class WorkerConnection {
       if (typeof taskId === 'string') this.#options.onTaskStatus?.(this, taskId);
       return;
     }
-    if (id === undefined) return; // other notifications (message, cancelled) need no answer
+    if (method === 'notifications/cancelled' && id === undefined) {
+      const requestId = parsed.message.params?.['requestId'];
+      const question = typeof requestId === 'string' || typeof requestId === 'number' ? requestId : undefined;
+      const withdrawn = question === undefined ? undefined : this.#questions.get(question);
+      if (withdrawn && question !== undefined) {
+        // Nothing is answered to a request its sender cancelled.
+        this.#questions.delete(question);
+        withdrawn.abort(new Error('the worker withdrew the question'));
+      }
+      return;
+    }
+    if (id === undefined) return; // other notifications (message) need no answer
     if (method === 'ping') {
       this.#reply({ jsonrpc: '2.0', id, result: {} });
+      return;
+    }
+    if (QUESTION_METHODS.has(method)) {
+      this.#question(id, method, parsed.message.params);
       return;
     }
     this.#reply({
@@ -377,6 +415,57 @@ export class WorkerConnection {
       id,
       error: { code: RPC.methodNotFound, message: `Wardrik does not serve ${method}` },
     });
+  }
+
+  /**
+   * The worker asks something (a person: `elicitation/create`; the agent's model:
+   * `sampling/createMessage`) while it runs a call, named by `_meta['wardrik/related-call']`: the
+   * call's context answers, and the answer (or a JSON-RPC error saying why not) goes back. The
+   * question stops when the call ends or the worker cancels it.
+   */
+  #question(id: JsonRpcId, method: string, params: Record<string, unknown> | undefined): void {
+    const meta = params?.['_meta'];
+    const related = isRecord(meta) ? meta[RELATED_CALL_META] : undefined;
+    const call = typeof related === 'number' || typeof related === 'string' ? this.#pending.get(related) : undefined;
+    if (!(call instanceof PendingCall) || this.#questions.has(id)) {
+      const answer = this.#questions.has(id)
+        ? {
+            error: {
+              code: RPC.invalidRequest,
+              message: `${method}: request id ${JSON.stringify(id)} is already in use`,
+            },
+          }
+        : unrelatedQuestion(method, related);
+      this.#options.log(`worker ${this.principal.name}: ${'error' in answer ? answer.error.message : ''}`);
+      this.#answer(id, answer);
+      return;
+    }
+    const asker = call.asker;
+    if (!asker) {
+      this.#answer(id, {
+        error: { code: RPC.invalidRequest, message: `${method}: nobody can be asked for this call` },
+      });
+      return;
+    }
+    const withdrawn = new AbortController();
+    this.#questions.set(id, withdrawn);
+    const answered = call.asking();
+    void answerWorkerQuestion(method, params, {
+      asker,
+      signal: AbortSignal.any([call.ended, withdrawn.signal]),
+      sampling: this.#options.sampling === true,
+    }).then((answer) => {
+      answered();
+      if (this.#questions.get(id) !== withdrawn) return;
+      this.#questions.delete(id);
+      this.#answer(id, answer);
+    });
+  }
+
+  #answer(id: JsonRpcId, answer: QuestionAnswer): void {
+    this.#reply(
+      'result' in answer ? { jsonrpc: '2.0', id, result: answer.result } : { jsonrpc: '2.0', id, error: answer.error },
+    );
   }
 
   /**
@@ -414,6 +503,8 @@ export class WorkerConnection {
     this.#pending.clear();
     this.inflight = 0;
     this.#cancelled.clear();
+    for (const question of this.#questions.values()) question.abort(new Error(reason));
+    this.#questions.clear();
     const lost: Reply = { type: 'lost', reason };
     for (const each of pending) each.settle(lost);
     const held = this.#held ?? [];
@@ -421,6 +512,16 @@ export class WorkerConnection {
     for (const deliver of held) deliver();
     this.#options.onClose(this, reason);
   }
+}
+
+/**
+ * What Wardrik declares to workers as their MCP client: elicitation (form and URL) and sampling, so
+ * that MCP SDK servers send them during calls (sampling is answered only when workers may sample).
+ */
+const CLIENT_CAPABILITIES = { elicitation: { form: {}, url: {} }, sampling: {} };
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** A call's `_meta` as JSON, with its fields in a fixed order; its progress token is the request's id. */

@@ -67,6 +67,18 @@ export interface HubOptions {
    * the call's own timeout). Past it the call is Lost as above. Default 1 h.
    */
   readonly maxCallMs?: number;
+  /**
+   * Let workers ask the agent's model during a call (MCP `sampling/createMessage` from a worker's
+   * server): answered through the call's context, which meters it on the run's budget and labels
+   * the call's answer `outside`. Default false: such requests get a JSON-RPC error saying so.
+   * (`elicitation/create` during a call is always passed on to a person.)
+   *
+   * @example
+   * ```ts
+   * const hub = new WorkerHub({ sampling: true })
+   * ```
+   */
+  readonly sampling?: boolean;
   readonly handshakeTimeoutMs?: number;
   readonly pingIntervalMs?: number;
   readonly pingTimeoutMs?: number;
@@ -154,6 +166,9 @@ export class WorkerHub implements UnpinnedDefinitionSource {
     const fail = (message: string): never => {
       throw new InvalidInputError(message);
     };
+    if (options.sampling !== undefined && typeof options.sampling !== 'boolean') {
+      fail(`workers.sampling: expected true or false, got ${JSON.stringify(options.sampling)}`);
+    }
     if (options.trustedWorkers === true && options.pins !== undefined) {
       fail(
         'workers.pins are for workers that are not trusted: trustedWorkers: true already trusts what they say of their tools',
@@ -165,6 +180,7 @@ export class WorkerHub implements UnpinnedDefinitionSource {
       unavailableWaitMs: options.unavailableWaitMs ?? 10_000,
       callTimeoutMs: options.callTimeoutMs ?? 300_000,
       maxCallMs: options.maxCallMs ?? 3_600_000,
+      sampling: options.sampling ?? false,
       handshakeTimeoutMs: options.handshakeTimeoutMs ?? 10_000,
       pingIntervalMs: options.pingIntervalMs ?? 15_000,
       pingTimeoutMs: options.pingTimeoutMs ?? 10_000,
@@ -196,6 +212,7 @@ export class WorkerHub implements UnpinnedDefinitionSource {
       pingIntervalMs: this.#options.pingIntervalMs,
       pingTimeoutMs: this.#options.pingTimeoutMs,
       maxFaults: this.#options.maxFaults,
+      sampling: this.#options.sampling,
       log: this.#options.log,
       onTools: (listed) => {
         this.#unbuilt.delete(listed.id);
@@ -523,6 +540,7 @@ export class WorkerHub implements UnpinnedDefinitionSource {
         idleTimeoutMs,
         maxTimeMs: this.#options.maxCallMs,
         onProgress: ({ progress, ...rest }) => context.reportProgress(progress, rest),
+        asker: context,
       });
       if (outcome.type === 'result') return mcpResultToAnswer(outcome.result);
       if (outcome.type === 'lost') return error(`Lost: ${outcome.reason}`, { code: 'lost' });
