@@ -200,6 +200,85 @@ export interface paths {
     readonly patch?: never;
     readonly trace?: never;
   };
+  readonly '/v1/oauth/callback': {
+    readonly parameters: {
+      readonly query?: never;
+      readonly header?: never;
+      readonly path?: never;
+      readonly cookie?: never;
+    };
+    /** OAuth callback: finishes a person's sign-in to a remote MCP server; the runs waiting for it go on */
+    readonly get: {
+      readonly parameters: {
+        readonly query?: {
+          readonly code?: string;
+          readonly state?: string;
+          readonly error?: string;
+          readonly error_description?: string;
+        };
+        readonly header?: never;
+        readonly path?: never;
+        readonly cookie?: never;
+      };
+      readonly requestBody?: never;
+      readonly responses: {
+        /** @description Signed in; a plain-text page the person can close. */
+        readonly 200: {
+          headers: {
+            readonly [name: string]: unknown;
+          };
+          content: {
+            readonly 'application/json': unknown;
+          };
+        };
+        /** @description The authorization server refused the sign-in (error), or code or state is missing. Or: A query parameter the route does not take (named in errors, with those it takes), one given twice, or a wrong value. */
+        readonly 400: {
+          headers: {
+            readonly [name: string]: unknown;
+          };
+          content: {
+            readonly 'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description No run waits for a sign-in with this state (finished already, replaced by a newer one, or forged). */
+        readonly 404: {
+          headers: {
+            readonly [name: string]: unknown;
+          };
+          content: {
+            readonly 'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description The server has maxConnections connections open (config server.maxConnections); retry after Retry-After seconds. Or (code store): its store failed, so it takes no more work until it is restarted. */
+        readonly 503: {
+          headers: {
+            /** @description Seconds to wait before trying again. */
+            readonly 'retry-after'?: number;
+            readonly [name: string]: unknown;
+          };
+          content: {
+            readonly 'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description A problem (RFC 9457) naming what is wrong. */
+        readonly default: {
+          headers: {
+            readonly [name: string]: unknown;
+          };
+          content: {
+            readonly 'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    readonly put?: never;
+    readonly post?: never;
+    readonly delete?: never;
+    readonly options?: never;
+    readonly head?: never;
+    readonly patch?: never;
+    readonly trace?: never;
+  };
   readonly '/v1/openapi.json': {
     readonly parameters: {
       readonly query?: never;
@@ -3192,7 +3271,7 @@ export interface components {
     /** @enum {string} */
     readonly RunStatus: 'running' | 'parked' | 'completed' | 'failed' | 'cancelled';
     /** @enum {string} */
-    readonly ParkKind: 'tool' | 'in_doubt' | 'budget' | 'approval' | 'external';
+    readonly ParkKind: 'tool' | 'in_doubt' | 'budget' | 'approval' | 'external' | 'input' | 'authorize';
     readonly Budget: {
       readonly usd?: number;
       readonly tokens?: number;
@@ -3535,6 +3614,25 @@ export interface components {
           /** @description Milliseconds since the epoch. */
           readonly at: number;
           /** @constant */
+          readonly type: 'input-requested';
+          readonly park: components['schemas']['Park'];
+        }
+      | {
+          /** @description The journal format version. */
+          readonly v: number;
+          /** @description Milliseconds since the epoch. */
+          readonly at: number;
+          /** @constant */
+          readonly type: 'input-withdrawn';
+          readonly parkId: string;
+          readonly reason: string;
+        }
+      | {
+          /** @description The journal format version. */
+          readonly v: number;
+          /** @description Milliseconds since the epoch. */
+          readonly at: number;
+          /** @constant */
           readonly type: 'park-answered';
           readonly parkId: string;
           readonly decision: components['schemas']['ParkDecision'];
@@ -3856,6 +3954,8 @@ export interface components {
         | 'agent-transferred'
         | 'child-run-started'
         | 'run-parked'
+        | 'input-requested'
+        | 'input-withdrawn'
         | 'park-answered'
         | 'labels-released'
         | 'run-ended';

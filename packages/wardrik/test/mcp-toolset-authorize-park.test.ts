@@ -4,8 +4,11 @@
  * (`completeAuthorization`) finish the sign-in and the run goes on. Real OAuth and MCP servers.
  */
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AuthService } from '../src/auth/auth-service.js';
 import { defineAgent, ParkNotFoundError, sqliteStore, type Wardrik } from '../src/index.js';
+import { type RunningServer, startServer } from '../src/server/start-server.js';
 import { lastToolResults, ScriptedModel } from '../src/testing/index.js';
 import { type McpToolset, mcpToolset } from '../src/toolsets/mcp-toolset.js';
 import { openWardrik, tempDbPath, until } from './helpers.js';
@@ -13,6 +16,15 @@ import { type OAuthTestServers, startOAuthTestServers } from './mcp/oauth-test-s
 
 const KEY = 'WARDRIK_SECRET_KEY';
 const REDIRECT_URL = 'http://127.0.0.1:1/oauth/callback';
+
+/** A port nobody listens on now (the callback URL must be known before the server starts). */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
 
 /** Plays the person: opens the authorization URL as `user`; the redirect says what the callback brings back. */
 async function signIn(url: string, user: string): Promise<{ code: string; state: string }> {
@@ -84,7 +96,7 @@ describe('a run waits for a person to sign in to a remote MCP server (authorize 
     expect(second.parks[0]?.kind).toBe('authorize');
     expect(secondDetails.state).not.toBe(details.state);
     await expect(wardrik.completeAuthorization(await signIn(details.url, 'erin'))).rejects.toThrow(
-      /state does not match the sign-in under way/,
+      `state: a newer sign-in to remote replaced this one (park ${second.parks[0]?.id}); open its URL instead`,
     );
 
     const callback = await signIn(secondDetails.url, 'erin');
@@ -129,5 +141,51 @@ describe('a run waits for a person to sign in to a remote MCP server (authorize 
     const ended = await wardrik.wait(parked.runId);
     expect(ended.status).toBe('failed');
     expect(ended.error).toBe('a person stopped the run instead of signing in');
+  });
+
+  it("wardrik serve takes the callback: the person's browser lands there and the run goes on", async () => {
+    const path = tempDbPath();
+    const store = sqliteStore(path);
+    const port = await freePort();
+    toolset = mcpToolset({
+      name: 'remote',
+      url: servers.mcpUrl,
+      trusted: true,
+      auth: { store, redirectUrl: `http://127.0.0.1:${port}/v1/oauth/callback` },
+      reconnect: { baseDelayMs: 1, maxDelayMs: 1 },
+      log: () => {},
+    });
+    const agent = defineAgent({
+      name: 'assistant',
+      instructions: 'Ask.',
+      toolsets: [toolset],
+      model: new ScriptedModel([
+        { toolCalls: [{ name: 'remote__whoami', arguments: {} }] },
+        (request) => ({ text: `server says ${JSON.stringify(lastToolResults(request)[0]?.content)}` }),
+      ]),
+    });
+    wardrik = await openWardrik(path, [agent], { store });
+    let server: RunningServer | undefined;
+    try {
+      server = await startServer({ wardrik, auth: new AuthService(wardrik.store), port });
+      const parked = await wardrik.run('assistant', 'who am I?');
+      const details = parked.parks[0]?.details as { url: string };
+      // The authorization server refused: the run still waits.
+      const refused = await fetch(`${server.url}/v1/oauth/callback?error=access_denied&error_description=no`);
+      expect(refused.status).toBe(400);
+      expect((await refused.json()).detail).toMatch(/refused the sign-in \(access_denied: no\); the runs still wait/);
+      const forged = await fetch(`${server.url}/v1/oauth/callback?code=x&state=forged`);
+      expect(forged.status).toBe(404);
+      // The person signs in; the browser follows the redirect to wardrik serve (no token: the state binds it).
+      const page = new URL(details.url);
+      page.searchParams.set('user', 'frank');
+      const landed = await fetch(page);
+      expect(landed.status).toBe(200);
+      expect(await landed.text()).toBe('Signed in: 1 run goes on. You can close this page.\n');
+      await until(async () => (await wardrik!.getRunSummary(parked.runId)).status === 'completed', 60_000);
+      expect((await wardrik.wait(parked.runId)).output).toContain('frank');
+    } finally {
+      await server?.close();
+    }
   });
 });

@@ -34,6 +34,15 @@ const CHOICES: Readonly<Record<ParkKind, readonly { choice: Choice; words: strin
     { choice: 'answer', words: 'Give its result' },
     { choice: 'fail', words: 'Fail it' },
   ],
+  input: [
+    { choice: 'answer', words: 'Send the answer' },
+    { choice: 'deny', words: 'Decline' },
+    { choice: 'stop', words: 'Dismiss the question' },
+  ],
+  authorize: [
+    { choice: 'retry', words: 'Signed in: go on' },
+    { choice: 'stop', words: 'Stop the run' },
+  ],
 };
 
 /**
@@ -52,7 +61,8 @@ export function AnswerForm(props: {
   const [text, setText] = useState('');
   const [remember, setRemember] = useState<'' | 'run' | 'agent'>('');
   const [argumentsText, setArgumentsText] = useState(() => escapeInvisible(pretty(park.call?.arguments ?? {})));
-  const [valueText, setValueText] = useState('');
+  // A question's answer is an object of the fields it asks for (none for a URL question).
+  const [valueText, setValueText] = useState(park.kind === 'input' ? '{}' : '');
   const [budget, setBudget] = useState({ usd: '', tokens: '', steps: '' });
   const [problems, setProblems] = useState<string[]>([]);
   const [error, setError] = useState<unknown>(undefined);
@@ -165,7 +175,11 @@ export function AnswerForm(props: {
       )}
       {choice === 'answer' && (
         <div class="field">
-          <label for={`${id}-value`}>The call’s answer (JSON, or plain text)</label>
+          <label for={`${id}-value`}>
+            {park.kind === 'input'
+              ? 'What the person answers (a JSON object of the fields asked for; checked against the question’s schema)'
+              : 'The call’s answer (JSON, or plain text)'}
+          </label>
           <textarea
             id={`${id}-value`}
             rows={4}

@@ -18,6 +18,8 @@ const KIND_WORDS: Readonly<Record<ParkRow['kind'], string>> = {
   tool: 'the tool asked for a person',
   budget: 'budget reached',
   external: 'waiting for outside work',
+  input: 'a call asks a person while it waits',
+  authorize: 'a person must sign in to a server',
 };
 
 interface ParkCardProps {

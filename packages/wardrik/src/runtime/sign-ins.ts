@@ -1,7 +1,8 @@
-import type { Toolset } from '@wardrik/core';
+import { describeReason, type Toolset, WardrikError } from '@wardrik/core';
 import { InvalidInputError, ParkNotFoundError } from '../errors.js';
 import type { ParkDecision } from '../journal/records.js';
 import type { ParkFilter, ParkRow } from '../store/store.js';
+import { McpSignInError } from '../toolsets/mcp-authorization-required.js';
 
 /** What an `authorize` park holds in its `details`: whose sign-in, and where. */
 export interface SignInDetails {
@@ -60,16 +61,35 @@ export async function completeSignIn(deps: SignInDeps, callback: SignInCallback)
   if (!toolset || !isSigning(toolset)) {
     throw new ParkNotFoundError(`no toolset ${JSON.stringify(details.toolset)} that signs in is configured here`);
   }
-  await toolset.completeAuthorization({
-    code: callback.code,
-    state: callback.state,
-    ...(details.principal === undefined ? {} : { principal: details.principal }),
+  const sameSignIn = waiting.filter((each) => {
+    const other = detailsOf(each);
+    return other.toolset === details.toolset && other.principal === details.principal;
   });
+  // Each sign-in started replaces the one before it: only the newest one's callback can finish.
+  const newest = sameSignIn.reduce((latest, each) => (each.createdAt > latest.createdAt ? each : latest), park);
+  if (newest.id !== park.id) {
+    throw new InvalidInputError(
+      `state: a newer sign-in to ${details.toolset} replaced this one (park ${newest.id}); open its URL instead`,
+    );
+  }
+  try {
+    await toolset.completeAuthorization({
+      code: callback.code,
+      state: callback.state,
+      ...(details.principal === undefined ? {} : { principal: details.principal }),
+    });
+  } catch (cause) {
+    if (WardrikError.isInstance(cause)) throw cause;
+    throw new McpSignInError(
+      `toolset ${details.toolset}: the sign-in could not be finished: ${describeReason(cause)}`,
+      {
+        cause,
+      },
+    );
+  }
   const by = callback.by ?? 'oauth-callback';
   const runs: string[] = [];
-  for (const each of waiting) {
-    const other = detailsOf(each);
-    if (other.toolset !== details.toolset || other.principal !== details.principal) continue;
+  for (const each of sameSignIn) {
     await deps
       .answerPark(each.id, { type: 'retry', note: `signed in to ${details.toolset}` }, { callHash: each.callHash, by })
       .then(() => runs.push(each.runId))

@@ -13,6 +13,7 @@ import { honoModule, honoStreaming } from './hono.js';
 import { memoryRoutes } from './memory-routes.js';
 import { metricsRoute, type ServedMetrics } from './metrics-route.js';
 import { NODE_STOPPING_EVENT, NodeLifecycle } from './node-lifecycle.js';
+import { oauthCallbackRoutes } from './oauth-callback-route.js';
 import { openApiDocument } from './openapi.js';
 import { probeRoutes } from './probe-routes.js';
 import { ApiProblem, problemResponse, RETRY_AFTER_SECONDS, STORE_FAILED, send } from './problem.js';
@@ -107,6 +108,7 @@ export function createApp(options: AppOptions): Hono<Env> {
         wardrik.failure ? send(c, 503, 'store', 'Store failed', STORE_FAILED) : c.json({ status: 'ok' }),
     },
     ...probeRoutes({ wardrik, lifecycle }),
+    ...oauthCallbackRoutes({ wardrik }),
     {
       method: 'get',
       path: '/v1/openapi.json',

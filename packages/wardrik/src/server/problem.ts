@@ -64,6 +64,8 @@ const statusByCode: Record<string, ContentfulStatusCode> = {
   run_needs_attention: 409,
   store: 503,
   node_stopping: 503,
+  // A remote MCP server's authorization server refused or failed to finish a sign-in.
+  mcp_sign_in_failed: 502,
 };
 
 /** What a client is told when the store failed (its message names files: it stays in the server's log). */

@@ -56,7 +56,10 @@ export const responseSchemas = once(() => {
 
   const RunStatus = named('RunStatus', z.enum(['running', 'parked', 'completed', 'failed', 'cancelled']));
 
-  const ParkKind = named('ParkKind', z.enum(['tool', 'in_doubt', 'budget', 'approval', 'external']));
+  const ParkKind = named(
+    'ParkKind',
+    z.enum(['tool', 'in_doubt', 'budget', 'approval', 'external', 'input', 'authorize']),
+  );
 
   const Budget = named(
     'Budget',
@@ -302,6 +305,8 @@ export const responseSchemas = once(() => {
         agent: z.string(),
       }),
       z.object({ ...recordBase, type: z.literal('run-parked'), park: Park }),
+      z.object({ ...recordBase, type: z.literal('input-requested'), park: Park }),
+      z.object({ ...recordBase, type: z.literal('input-withdrawn'), parkId: z.string(), reason: z.string() }),
       z.object({
         ...recordBase,
         type: z.literal('park-answered'),
@@ -548,6 +553,8 @@ export const responseSchemas = once(() => {
         'agent-transferred',
         'child-run-started',
         'run-parked',
+        'input-requested',
+        'input-withdrawn',
         'park-answered',
         'labels-released',
         'run-ended',
