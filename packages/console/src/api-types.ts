@@ -4005,6 +4005,11 @@ export interface components {
       readonly runId: string;
       readonly status: components['schemas']['RunStatus'];
     };
+    readonly InboxParkClosed: {
+      readonly parkId: string;
+      readonly runId: string;
+      readonly reason: string;
+    };
   };
   responses: never;
   parameters: never;

@@ -31,6 +31,8 @@ export type InboxItem = Schemas['InboxItem'];
 export type InboxPage = Schemas['InboxPage'];
 /** `park-answered` on `/v1/inbox/events`. */
 export type InboxParkAnswered = Schemas['InboxParkAnswered'];
+/** `park-closed` on `/v1/inbox/events`: a call's question withdrawn while its run goes on. */
+export type InboxParkClosed = Schemas['InboxParkClosed'];
 /** `run-ended` on `/v1/inbox/events`. */
 export type InboxRunEnded = Schemas['InboxRunEnded'];
 export type WorkerInfo = Schemas['WorkerInfo'];

@@ -91,6 +91,32 @@ const support = defineAgent({
     { stream: true },
   ),
 });
+/** Stops waiting for the person when the test says (the question is then withdrawn while the run goes on). */
+const stopAsking = new AbortController();
+const ask = tool({
+  name: 'ask',
+  description: 'Asks a person which account to use.',
+  annotations: { readOnly: true },
+  run: async (_args, context) => {
+    const reply = await context
+      .requestInput(
+        {
+          mode: 'form',
+          message: 'Which account?',
+          schema: { type: 'object', properties: { account: { type: 'string' } } },
+        },
+        { signal: stopAsking.signal },
+      )
+      .catch(() => undefined);
+    return ok({ asked: reply === undefined ? 'withdrawn' : reply.action });
+  },
+});
+const asker = defineAgent({
+  name: 'asker',
+  instructions: '',
+  tools: [ask],
+  model: new ScriptedModel([{ toolCalls: [{ name: 'ask' }] }, { text: 'done' }]),
+});
 const chat = defineAgent({
   name: 'chat',
   instructions: '',
@@ -109,7 +135,7 @@ const worker: { raw?: RawWorker } = {};
 
 beforeAll(async () => {
   const path = join(mkdtempSync(join(tmpdir(), 'wardrik-console-types-')), 'wardrik.db');
-  wardrik = await createWardrik({ store: sqliteStore(path), agents: [support, chat] });
+  wardrik = await createWardrik({ store: sqliteStore(path), agents: [support, chat, asker] });
   auth = new AuthService(wardrik.store);
   server = await startServer({ wardrik, auth, port: 0, heartbeatMs: 50 });
   admin = (await auth.ensureAdmin())?.token ?? '';
@@ -210,8 +236,34 @@ describe("the console's API types", () => {
       expect.arrayContaining(['run-started', 'model-step', 'run-parked', 'run-ended', 'text-delta', 'node-stopping']),
     );
     expect(Object.keys(declaredEvents('/v1/inbox/events')).sort()).toEqual(
-      ['node-stopping', 'park-answered', 'park-opened', 'ready', 'run-ended'].sort(),
+      ['node-stopping', 'park-answered', 'park-closed', 'park-opened', 'ready', 'run-ended'].sort(),
     );
+  });
+
+  it("a call's question (an input park) opens and closes in the inbox and the run's events as the document says", async () => {
+    const inbox = await openStream('/v1/inbox/events');
+    const ready = await inbox.until((event) => event.event === 'ready');
+    const started = await wardrik.start('asker', 'which account?');
+    const events = await openStream(`/v1/runs/${started.runId}/events`);
+    const opened = await inbox.until(
+      (event) => event.event === 'park-opened' && JSON.parse(event.data).run.id === started.runId,
+    );
+    expect(JSON.parse(opened.at(-1)?.data ?? '{}').park).toMatchObject({ kind: 'input', reason: 'Which account?' });
+    stopAsking.abort(new Error('the person went home'));
+    const closed = await inbox.until((event) => event.event === 'park-closed');
+    expect(JSON.parse(closed.at(-1)?.data ?? '{}')).toMatchObject({
+      runId: started.runId,
+      reason: 'the call stopped waiting (the person went home)',
+    });
+    checkEvents('/v1/inbox/events', [...ready, ...opened, ...closed]);
+    const untilEnded = await events.until((event) => event.event === 'run-ended');
+    checkEvents('/v1/runs/{id}/events', untilEnded);
+    expect(untilEnded.map((event) => event.event)).toEqual(
+      expect.arrayContaining(['input-requested', 'input-withdrawn']),
+    );
+    expect((await wardrik.wait(started.runId)).status).toBe('completed');
+    await inbox.cancel();
+    await events.cancel();
   });
 
   it("real answers of a real server match the document's schemas, and a field it does not name fails the check", async () => {

@@ -4,7 +4,15 @@ import type { Api } from '../api';
 import { ErrorNote } from '../parts/notice';
 import { StableParkCard } from '../parts/park-card';
 import { followStream } from '../sse';
-import type { InboxItem, InboxParkAnswered, InboxRunEnded, Me, InboxPage as Page, ParkRow } from '../types';
+import type {
+  InboxItem,
+  InboxParkAnswered,
+  InboxParkClosed,
+  InboxRunEnded,
+  Me,
+  InboxPage as Page,
+  ParkRow,
+} from '../types';
 
 /**
  * Open parks, newest first, live: the inbox listens to /v1/inbox/events, and reads the first page
@@ -92,6 +100,16 @@ export function Inbox({ api, me }: { api: Api; me: Me }) {
             ),
           );
           setNews(revealInvisible(`Park ${answer.parkId} answered by ${answer.by}`));
+        } else if (event.event === 'park-closed') {
+          const closed = JSON.parse(event.data) as InboxParkClosed;
+          update((shown) =>
+            shown.map((each) =>
+              each.park.id === closed.parkId && each.park.status === 'open'
+                ? { ...each, park: { ...each.park, status: 'closed' } }
+                : each,
+            ),
+          );
+          setNews(revealInvisible(`Park ${closed.parkId} closed: ${closed.reason}`));
         } else if (event.event === 'run-ended') {
           const ended = JSON.parse(event.data) as InboxRunEnded;
           update((shown) =>

@@ -150,6 +150,8 @@ export class RunDriver {
   #values: Promise<StateValues> | undefined;
   /** The step whose calls transferred the run (one transfer a step). */
   #transferStep = -1;
+  /** The emission of the latest write, while it is on its way (see `#emitInOrder`). */
+  #emitted: Promise<void> | undefined;
   /** The questions its calls ask a person while they run (`input` parks). */
   readonly #inputs: InputParks;
 
@@ -359,14 +361,16 @@ export class RunDriver {
     const at = this.#deps.now();
     const stored = this.#stamp(this.#answerRecords(park, decision, by, at, handedBack));
     const closeParks = this.ended ? this.#openParkIds().filter((id) => id !== park.id) : [];
-    await this.#deps.store.answerPark({
-      parkId: park.id,
-      decision,
-      by,
-      at,
-      write: this.#runWrite(stored, { row: true, closeParks }),
-    });
-    this.#emit(stored);
+    await this.#emitInOrder(
+      this.#deps.store.answerPark({
+        parkId: park.id,
+        decision,
+        by,
+        at,
+        write: this.#runWrite(stored, { row: true, closeParks }),
+      }),
+      stored,
+    );
     if (park.kind === 'input') this.#inputs.answered(park, decision);
   }
 
@@ -384,10 +388,12 @@ export class RunDriver {
     const handedBack = await this.#childWritesFor(park, pending.decision);
     const stored = this.#stamp(this.#answerRecords(park, pending.decision, pending.by, pending.at, handedBack));
     const closeParks = this.ended ? this.#openParkIds() : [];
-    await this.#deps.store.write(this.#runWrite(stored, { row: true, closeParks, recordedAnswers: [park.id] }), {
-      durable: true,
-    });
-    this.#emit(stored);
+    await this.#emitInOrder(
+      this.#deps.store.write(this.#runWrite(stored, { row: true, closeParks, recordedAnswers: [park.id] }), {
+        durable: true,
+      }),
+      stored,
+    );
     if (park.kind === 'input') this.#inputs.answered(park, pending.decision);
   }
 
@@ -1345,9 +1351,30 @@ export class RunDriver {
     extra: WriteExtras = NO_EXTRAS,
   ): Promise<readonly StoredRecord[]> {
     const stored = this.#stamp(records);
-    await this.#deps.store.write(this.#runWrite(stored, extra), { durable });
-    this.#emit(stored);
+    await this.#emitInOrder(this.#deps.store.write(this.#runWrite(stored, extra), { durable }), stored);
     return stored;
+  }
+
+  /**
+   * Emits `stored` once `write` is done and every record stamped before it was emitted: writes made
+   * side by side (a call's question withdrawn while another call's answer is written) may finish
+   * out of order (a durable one waits for the disk), and followers must see the journal in order.
+   */
+  async #emitInOrder(write: Promise<void>, stored: readonly StoredRecord[]): Promise<void> {
+    const before = this.#emitted;
+    const mine = before === undefined ? write.then(() => this.#emit(stored)) : this.#afterBoth(before, write, stored);
+    this.#emitted = mine;
+    try {
+      await mine;
+    } finally {
+      if (this.#emitted === mine) this.#emitted = undefined;
+    }
+  }
+
+  async #afterBoth(before: Promise<void>, write: Promise<void>, stored: readonly StoredRecord[]): Promise<void> {
+    await before.catch(() => {});
+    await write;
+    this.#emit(stored);
   }
 
   /** A write of this run: its records, what else `extra` says, and this node's lease on it. */

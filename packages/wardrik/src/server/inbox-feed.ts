@@ -5,7 +5,7 @@ import type { ParkRow, RunRow } from '../store/store.js';
 
 /** What the inbox stream sends: an event name and its data. */
 export interface InboxMessage {
-  readonly event: 'park-opened' | 'park-answered' | 'run-ended';
+  readonly event: 'park-opened' | 'park-answered' | 'park-closed' | 'run-ended';
   readonly data: unknown;
 }
 
@@ -14,6 +14,15 @@ type Heard = { readonly type: 'event'; readonly event: RunEvent } | { readonly t
 
 /** At most this many parks and runs are remembered per stream (the oldest are forgotten first). */
 const REMEMBERED = 10_000;
+
+/** The journal records that change the inbox: parks opening, answered or closed, and runs ending. */
+const INBOX_RECORDS: ReadonlySet<string> = new Set([
+  'run-parked',
+  'input-requested',
+  'park-answered',
+  'input-withdrawn',
+  'run-ended',
+]);
 
 /**
  * The inbox's live events for one principal: parks opened, answered and closed, from the runs this
@@ -42,7 +51,7 @@ export class InboxFeed {
     this.#itemOf = itemOf;
     this.#stops.push(
       wardrik.subscribe('*', (event) => {
-        if (event.type === 'run-parked' || event.type === 'park-answered' || event.type === 'run-ended') {
+        if (INBOX_RECORDS.has(event.type)) {
           this.#hear({ type: 'event', event });
         }
       }),
@@ -86,7 +95,7 @@ export class InboxFeed {
   async #fromEvent(event: RunEvent): Promise<InboxMessage[]> {
     if (!isJournaled(event) || !(await this.#mayRead(event.runId))) return [];
     const record = event.record;
-    if (record.type === 'run-parked') {
+    if (record.type === 'run-parked' || record.type === 'input-requested') {
       const park = await this.#wardrik.store.getPark(record.park.id).catch(() => undefined);
       if (park === undefined || park.status !== 'open' || this.#parks.has(park.id)) return [];
       return [await this.#opened(park)];
@@ -98,6 +107,7 @@ export class InboxFeed {
       const { parkId, decision, by, at } = record;
       return [{ event: 'park-answered', data: { parkId, runId: event.runId, decision, by, at } }];
     }
+    if (record.type === 'input-withdrawn') return this.#parkClosed(record.parkId, event.runId, record.reason);
     if (record.type === 'run-ended') return this.#runEnded(event.runId, record.status);
     return [];
   }
@@ -109,7 +119,9 @@ export class InboxFeed {
     for (const park of await this.#wardrik.store.listParks({ runId })) {
       const sent = this.#parks.get(park.id);
       if (park.status === 'open' && sent === undefined) messages.push(await this.#opened(park));
-      else if (park.status === 'answered' && (sent === undefined || sent.open)) {
+      else if (park.status === 'closed' && sent?.open === true && park.kind === 'input') {
+        messages.push(...this.#parkClosed(park.id, runId, 'withdrawn: the call that asked no longer waits'));
+      } else if (park.status === 'answered' && (sent === undefined || sent.open)) {
         this.#remember(park.id, runId, false);
         const { id: parkId, decision, answeredBy: by, answeredAt: at } = park;
         messages.push({ event: 'park-answered', data: { parkId, runId, decision, by, at } });
@@ -126,6 +138,14 @@ export class InboxFeed {
     this.#remember(park.id, park.runId, true);
     const run = await this.#wardrik.getRunSummary(park.runId);
     return { event: 'park-opened', data: this.#itemOf(park, run) };
+  }
+
+  /** A question a call asked is withdrawn while its run goes on (a run's end closes its parks by itself). */
+  #parkClosed(parkId: string, runId: string, reason: string): InboxMessage[] {
+    const sent = this.#parks.get(parkId);
+    if (sent !== undefined && !sent.open) return [];
+    this.#remember(parkId, runId, false);
+    return [{ event: 'park-closed', data: { parkId, runId, reason } }];
   }
 
   #runEnded(runId: string, status: string): InboxMessage[] {

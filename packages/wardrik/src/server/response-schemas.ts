@@ -621,11 +621,18 @@ export const responseSchemas = once(() => {
 
   const InboxRunEnded = named('InboxRunEnded', z.object({ runId: z.string(), status: RunStatus }));
 
+  /** A question a call asked (an `input` park) closed without an answer while its run goes on. */
+  const InboxParkClosed = named(
+    'InboxParkClosed',
+    z.object({ parkId: z.string(), runId: z.string(), reason: z.string() }),
+  );
+
   /** `GET /v1/inbox/events`: each event's data, by event name. */
   const INBOX_EVENTS: Readonly<Record<string, z.ZodType>> = {
     ready: InboxReady,
     'park-opened': InboxItem,
     'park-answered': InboxParkAnswered,
+    'park-closed': InboxParkClosed,
     'run-ended': InboxRunEnded,
     'node-stopping': NodeStoppingEvent,
   };
@@ -675,6 +682,7 @@ export const responseSchemas = once(() => {
     InboxReady,
     InboxParkAnswered,
     InboxRunEnded,
+    InboxParkClosed,
     INBOX_EVENTS,
   };
 });
