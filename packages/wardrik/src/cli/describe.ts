@@ -113,6 +113,14 @@ export function answerCommands(park: Pick<Park, 'id' | 'kind'>, target: HintTarg
         answer(`edit --args '<the arguments to use, as JSON>'`),
         answer(`deny --reason '…'`),
       ];
+    case 'input':
+      return [
+        answer(`ran --value '<the fields it asks for, as a JSON object>'`, '(a URL question: --value {})'),
+        answer(`deny --reason '…'`, '(decline)'),
+        answer('stop', '(dismiss the question; the run goes on)'),
+      ];
+    case 'authorize':
+      return [answer('approve', '(once signed in at the URL shown)'), answer('stop', '(end the run)')];
     default:
       return [answer('approve'), answer(`deny --reason '…'`)];
   }
@@ -137,6 +145,7 @@ export function describePark(park: Park, options: ParkLinesOptions = {}): string
   const lines = [`${indent}${paint(style, 'yellow', head)}`, ...invisibleLines(park, style, `${indent}  `)];
   const held = park.call ? ` holds ${describeCall(park.call.name, park.call.arguments)}` : '';
   lines.push(`${indent}  park ${park.id}${held}`);
+  lines.push(...questionLines(park, indent));
   if (park.labels.length) lines.push(`${indent}  the run carries: ${describeLabels(park.labels)}`);
   if (options.withoutAnswers) return lines;
   answerCommands(park, options.hints).forEach((command, index) => {
@@ -147,4 +156,21 @@ export function describePark(park: Park, options: ParkLinesOptions = {}): string
 
 function round(value: number): string {
   return String(Math.round(value * 1e6) / 1e6);
+}
+
+/** What an `input` park asks (its fields, or the URL to open) and where an `authorize` park signs in. */
+function questionLines(park: Park, indent: string): string[] {
+  const details = (typeof park.details === 'object' && park.details !== null ? park.details : {}) as Record<
+    string,
+    unknown
+  >;
+  if (park.kind === 'authorize' && typeof details.url === 'string')
+    return [`${indent}  sign in at: ${shown(details.url)}`];
+  if (park.kind !== 'input') return [];
+  if (details.mode === 'url' && typeof details.url === 'string') {
+    return [`${indent}  the person opens (Wardrik never does): ${shown(details.url)}`];
+  }
+  const schema = details.schema as { properties?: Record<string, unknown>; required?: unknown } | undefined;
+  const fields = Object.keys(schema?.properties ?? {});
+  return fields.length ? [`${indent}  fields asked for: ${json(schema, 400)}`] : [];
 }

@@ -119,7 +119,10 @@ export class EventPrinter {
       case 'call-answered':
         return [callAnsweredLine(this.#names.get(record.callId) ?? record.callId, record, style)];
       case 'run-parked':
+      case 'input-requested':
         return describePark(record.park, { style, hints: this.#hints });
+      case 'input-withdrawn':
+        return [`    question ${record.parkId} withdrawn: ${shown(record.reason)}`];
       case 'park-answered':
         return [parkAnsweredLine(record, style)];
       case 'labels-released':

@@ -29,6 +29,13 @@ export class RunTracker {
         this.#open.set(record.park.id, record.park);
         if (record.park.call) this.#running.delete(record.park.call.callId);
         break;
+      case 'input-requested':
+        // The call keeps running while it waits for the answer.
+        this.#open.set(record.park.id, record.park);
+        break;
+      case 'input-withdrawn':
+        this.#open.delete(record.parkId);
+        break;
       case 'park-answered': {
         const park = this.#open.get(record.parkId);
         this.#open.delete(record.parkId);
@@ -46,7 +53,11 @@ export class RunTracker {
 
   /** Whether the run, as far as its events tell, waits for a person and nothing else. */
   get waiting(): boolean {
-    return this.#open.size > 0 && this.#running.size === 0;
+    if (this.#open.size === 0) return false;
+    if (this.#running.size === 0) return true;
+    // A call's question waits for a person while its call (and the step's others) still run.
+    for (const park of this.#open.values()) if (park.kind === 'input') return true;
+    return false;
   }
 
   /** The open parks, oldest first. */

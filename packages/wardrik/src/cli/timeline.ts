@@ -32,7 +32,7 @@ export function timeline(run: RunDetails, options: TimelineOptions): string[] {
   const parks: Park[] = [];
   for (const { record } of run.journal) {
     if (record.type === 'model-step') for (const call of record.toolCalls) names.set(call.callId, call.name);
-    if (record.type === 'park-answered') answered.add(record.parkId);
+    if (record.type === 'park-answered' || record.type === 'input-withdrawn') answered.add(record.parkId);
   }
   const ended = run.journal.some(({ record }) => record.type === 'run-ended');
   const lines = [`${paint(style, 'bold', `Run ${run.id} of ${run.agent}:`)} ${describeStatus(run.status, style)}`];
@@ -96,6 +96,16 @@ export function timeline(run: RunDetails, options: TimelineOptions): string[] {
         if (!answered.has(record.park.id) && ended) lines.push('    closed unanswered when the run ended');
         break;
       }
+      case 'input-requested': {
+        // A call's question: the run goes on while it waits (it counts as open until answered or withdrawn).
+        parks.push(record.park);
+        const open = !answered.has(record.park.id) && !ended;
+        lines.push(...describePark(record.park, { style, withoutAnswers: !open, ...hintsOf(options) }));
+        break;
+      }
+      case 'input-withdrawn':
+        lines.push(`    question ${record.parkId} withdrawn: ${shown(record.reason)}`);
+        break;
       case 'park-answered':
         lines.push(parkAnsweredLine(record, style));
         break;
