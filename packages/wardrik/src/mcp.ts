@@ -17,6 +17,7 @@ export { McpServerUnavailableError } from './toolsets/mcp-server-unavailable.js'
 export { type McpToolset, mcpToolset } from './toolsets/mcp-toolset.js';
 export type {
   McpHttpToolsetOptions,
+  McpRoot,
   McpStdioToolsetOptions,
   McpToolsetCommonOptions,
   McpToolsetOptions,
