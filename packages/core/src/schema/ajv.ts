@@ -80,8 +80,8 @@ export interface CompileJsonSchemaOptions {
   /**
    * The schema is one Wardrik wrote itself (from shorthand, whose every field was checked first), so
    * it is valid by construction: Ajv compiles it without checking it against its dialect's
-   * meta-schema. That check compiles the meta-schema the first time, ~90 ms, which a tool built when
-   * its module loads (`loadMemory`, `loadArtifacts`) would otherwise add to importing Wardrik.
+   * meta-schema. That check compiles the meta-schema the first time, ~90 ms, which the first tool an
+   * app builds from shorthand (often while its modules load) would otherwise add.
    */
   readonly trusted?: boolean;
 }

@@ -1,4 +1,5 @@
 import { error, type Tool, tool } from '@wardrik/core';
+import { builtOnFirstUse } from '../memory/built-on-first-use.js';
 import { isTextual } from './names.js';
 
 /** Options of {@link loadArtifactsTool}. */
@@ -81,5 +82,9 @@ export function loadArtifactsTool(options: LoadArtifactsOptions = {}): Tool<{ na
   });
 }
 
-/** {@link loadArtifactsTool} with its defaults: `load_artifacts`, up to 20,000 characters an artifact. */
-export const loadArtifacts: Tool<{ names?: string[] }> = loadArtifactsTool();
+/**
+ * {@link loadArtifactsTool} with its defaults: `load_artifacts`, up to 20,000 characters an
+ * artifact. Built (its schema compiled, once) the first time it is read, e.g. by `defineAgent`,
+ * not when Wardrik is imported.
+ */
+export const loadArtifacts: Tool<{ names?: string[] }> = builtOnFirstUse(() => loadArtifactsTool());

@@ -1,4 +1,5 @@
 import { error, type Tool, tool } from '@wardrik/core';
+import { builtOnFirstUse } from './built-on-first-use.js';
 import { MAX_MEMORY_RESULTS } from './memory-service.js';
 import { queryWords } from './words.js';
 
@@ -50,5 +51,8 @@ export function loadMemoryTool(options: LoadMemoryOptions = {}): Tool<{ query: s
   });
 }
 
-/** {@link loadMemoryTool} with its defaults: `load_memory`, 5 memories a call. */
-export const loadMemory: Tool<{ query: string }> = loadMemoryTool();
+/**
+ * {@link loadMemoryTool} with its defaults: `load_memory`, 5 memories a call. Built (its schema
+ * compiled, once) the first time it is read, e.g. by `defineAgent`, not when Wardrik is imported.
+ */
+export const loadMemory: Tool<{ query: string }> = builtOnFirstUse(() => loadMemoryTool());
