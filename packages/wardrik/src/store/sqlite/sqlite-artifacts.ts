@@ -1,6 +1,7 @@
 import type { Artifact, ArtifactInfo } from '@wardrik/core';
 import type Database from 'better-sqlite3';
-import type { ArtifactSave, ArtifactScopeId } from '../artifact-store.js';
+import type { ArtifactSave, ArtifactScopeId, ArtifactStore } from '../artifact-store.js';
+import type { SqliteExecutor } from './sqlite-executor.js';
 
 interface ArtifactColumns {
   readonly scope: string;
@@ -122,4 +123,47 @@ function infoFrom(row: ArtifactColumns): ArtifactInfo {
     savedAt: row.saved_at,
     savedBy: row.saved_by,
   };
+}
+
+/** Artifacts on SQLite, as the store's part: they never wait for queued run writes. */
+export class SqliteArtifactStore implements ArtifactStore {
+  readonly #executor: SqliteExecutor;
+  readonly #statements: () => SqliteArtifacts;
+
+  constructor(executor: SqliteExecutor) {
+    this.#executor = executor;
+    this.#statements = executor.statements(prepareArtifacts);
+  }
+
+  saveArtifact(save: ArtifactSave): Promise<ArtifactInfo> {
+    return this.#executor.writeNowResult(`saving artifact ${save.name}`, () => this.#statements().saveArtifact(save));
+  }
+
+  async loadArtifact(scope: ArtifactScopeId, name: string, version?: number): Promise<Artifact | undefined> {
+    return this.#executor.readNow(`loading artifact ${name}`, () =>
+      this.#statements().loadArtifact(scope, name, version),
+    );
+  }
+
+  async listArtifacts(scopes: readonly ArtifactScopeId[]): Promise<ArtifactInfo[]> {
+    return this.#executor.readNow('listing artifacts', () => this.#statements().listArtifacts(scopes));
+  }
+
+  async artifactVersions(scope: ArtifactScopeId, name: string): Promise<ArtifactInfo[]> {
+    return this.#executor.readNow(`listing the versions of artifact ${name}`, () =>
+      this.#statements().artifactVersions(scope, name),
+    );
+  }
+
+  labelArtifact(scope: ArtifactScopeId, name: string, version: number, labels: readonly string[]): Promise<void> {
+    return this.#executor.writeNowResult(`labelling artifact ${name}`, () =>
+      this.#statements().labelArtifact(scope, name, version, labels),
+    );
+  }
+
+  deleteArtifact(scope: ArtifactScopeId, name: string): Promise<number> {
+    return this.#executor.writeNowResult(`deleting artifact ${name}`, () =>
+      this.#statements().deleteArtifact(scope, name),
+    );
+  }
 }

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { MemoryIndex } from '../memory-index.js';
 import {
   embeddingBytes,
   embeddingFrom,
@@ -7,6 +8,7 @@ import {
   type MemoryQuery,
   type StoredMemory,
 } from '../memory-index.js';
+import type { SqliteExecutor } from './sqlite-executor.js';
 
 interface MemoryColumns {
   readonly rowid: number;
@@ -203,4 +205,39 @@ function memoryFrom(row: MemoryColumns): Omit<StoredMemory, 'embedding'> {
     labels: JSON.parse(row.labels) as string[],
     at: row.at,
   };
+}
+
+/** Memories on SQLite, as the store's part: they never wait for queued run writes. */
+export class SqliteMemoryIndex implements MemoryIndex {
+  readonly #executor: SqliteExecutor;
+  readonly #statements: () => SqliteMemories;
+
+  constructor(executor: SqliteExecutor) {
+    this.#executor = executor;
+    this.#statements = executor.statements(prepareMemories);
+  }
+
+  addMemories(memories: readonly StoredMemory[]): Promise<number> {
+    return this.#executor.writeNowResult('adding memories', () => this.#statements().addMemories(memories));
+  }
+
+  async knownMemories(ids: readonly string[]): Promise<string[]> {
+    return this.#executor.readNow('reading memories', () => this.#statements().knownMemories(ids));
+  }
+
+  async searchMemories(query: MemoryQuery): Promise<FoundMemory[]> {
+    return this.#executor.readNow('searching memories', () => this.#statements().searchMemories(query));
+  }
+
+  async memoryEmbeddings(app: string, principal: string): Promise<{ id: string; embedding: Float32Array }[]> {
+    return this.#executor.readNow('reading embeddings', () => this.#statements().memoryEmbeddings(app, principal));
+  }
+
+  async getMemories(ids: readonly string[]): Promise<Omit<StoredMemory, 'embedding'>[]> {
+    return this.#executor.readNow('reading memories', () => this.#statements().getMemories(ids));
+  }
+
+  deleteMemories(filter: MemoryFilter): Promise<number> {
+    return this.#executor.writeNowResult('deleting memories', () => this.#statements().deleteMemories(filter));
+  }
 }

@@ -1,4 +1,6 @@
 import type Database from 'better-sqlite3';
+import { StoreError } from '../../errors.js';
+import type { OAuthStore } from '../oauth-store.js';
 import {
   type OAuthCredentialColumns,
   type OAuthCredentialKey,
@@ -6,6 +8,7 @@ import {
   oauthCredentialFrom,
   type StoredOAuthCredential,
 } from '../oauth-store.js';
+import type { SqliteExecutor } from './sqlite-executor.js';
 
 /** The OAuth credentials MCP toolsets keep, as SQLite statements (see `OAuthStore`). */
 export interface SqliteOAuth {
@@ -46,4 +49,38 @@ export function prepareOAuth(database: Database.Database): SqliteOAuth {
         kinds: filter.kinds === undefined ? null : JSON.stringify(filter.kinds),
       }).changes,
   };
+}
+
+/** OAuth credentials on SQLite, as the store's part: they never wait for queued run writes. */
+export class SqliteOAuthStore implements OAuthStore {
+  readonly #executor: SqliteExecutor;
+  readonly #statements: () => SqliteOAuth;
+
+  constructor(executor: SqliteExecutor) {
+    this.#executor = executor;
+    this.#statements = executor.statements(prepareOAuth);
+  }
+
+  async getOAuthCredential(key: OAuthCredentialKey): Promise<StoredOAuthCredential | undefined> {
+    return this.#executor.readNow(`reading the OAuth ${key.kind} of ${key.server}`, () => this.#statements().get(key));
+  }
+
+  async putOAuthCredential(credential: StoredOAuthCredential): Promise<void> {
+    if (!Number.isSafeInteger(credential.updatedAt)) {
+      throw new StoreError(`OAuth ${credential.kind} of ${credential.server}: updatedAt must be an integer time in ms`);
+    }
+    await this.#executor.writeNowResult(`writing the OAuth ${credential.kind} of ${credential.server}`, () =>
+      this.#statements().put(credential),
+    );
+  }
+
+  async deleteOAuthCredentials(filter: {
+    readonly server: string;
+    readonly principal?: string;
+    readonly kinds?: readonly OAuthCredentialKind[];
+  }): Promise<number> {
+    return this.#executor.writeNowResult(`deleting OAuth credentials of ${filter.server}`, () =>
+      this.#statements().delete(filter),
+    );
+  }
 }

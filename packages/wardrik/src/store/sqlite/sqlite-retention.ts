@@ -1,4 +1,6 @@
 import type Database from 'better-sqlite3';
+import type { ProcessLeases } from '../process-leases.js';
+import type { ProcessSweepLock } from '../process-sweep-lock.js';
 import type {
   AgentSelection,
   AppSelection,
@@ -7,6 +9,15 @@ import type {
   PurgeRunsQuery,
   PurgeSessionsQuery,
 } from '../retention-store.js';
+import {
+  checkBatch,
+  checkKeepVersions,
+  checkPurgeRunsQuery,
+  checkTime,
+  type PurgedRuns,
+  type RetentionStore,
+} from '../retention-store.js';
+import type { SqliteExecutor } from './sqlite-executor.js';
 
 /**
  * Retention's queries on SQLite: synchronous, each batch one transaction, run by the store after
@@ -150,4 +161,68 @@ function appCondition(
     sql: ` AND (${expression} IS NULL OR ${expression} NOT IN (${selection.exceptApps.map(() => '?').join(', ')}))`,
     parameters: selection.exceptApps,
   };
+}
+
+/**
+ * What retention deletes on SQLite, as the store's part: each batch a write of its own after the
+ * queue. One process holds the file, so the sweep's lock and the leases live in memory.
+ */
+export class SqliteRetentionStore implements RetentionStore {
+  readonly #executor: SqliteExecutor;
+  readonly #leases: ProcessLeases;
+  readonly #sweepLock: ProcessSweepLock;
+  readonly #statements: () => SqliteRetention;
+
+  constructor(executor: SqliteExecutor, leases: ProcessLeases, sweepLock: ProcessSweepLock) {
+    this.#executor = executor;
+    this.#leases = leases;
+    this.#sweepLock = sweepLock;
+    this.#statements = executor.statements((database) =>
+      prepareRetention(database, (sql) => executor.listStatement(sql)),
+    );
+  }
+
+  async purgeRuns(query: PurgeRunsQuery): Promise<PurgedRuns> {
+    checkPurgeRunsQuery(query);
+    const retention = this.#statements();
+    let purged: PurgedRuns = { runIds: [], records: 0 };
+    await this.#executor.writeNow('purging runs', () => {
+      // A run whose lease is held is being driven or given up right now: the next sweep takes it.
+      const runIds = retention.runCandidates(query).filter((runId) => !this.#leases.isHeld(runId));
+      const records = runIds.length === 0 ? 0 : retention.deleteRuns(runIds);
+      for (const runId of runIds) this.#leases.forget(runId);
+      purged = { runIds, records };
+    });
+    return purged;
+  }
+
+  async purgeSessions(query: PurgeSessionsQuery): Promise<number> {
+    checkTime(query.idleBefore, 'idleBefore');
+    checkBatch(query.limit);
+    const retention = this.#statements();
+    return this.#executor.writeNowResult('purging sessions', () => retention.purgeSessions(query));
+  }
+
+  async purgeMemories(query: PurgeMemoriesQuery): Promise<number> {
+    checkTime(query.before, 'before');
+    checkBatch(query.limit);
+    const retention = this.#statements();
+    return this.#executor.writeNowResult('purging memories', () => retention.purgeMemories(query));
+  }
+
+  async purgeArtifactVersions(query: PurgeArtifactsQuery): Promise<number> {
+    checkKeepVersions(query.keepVersions);
+    checkBatch(query.limit);
+    const retention = this.#statements();
+    return this.#executor.writeNowResult('purging artifact versions', () => retention.purgeArtifactVersions(query));
+  }
+
+  async claimSweep(holder: string, ttlMs: number): Promise<boolean> {
+    this.#executor.checkUsable();
+    return this.#sweepLock.claim(holder, ttlMs);
+  }
+
+  async releaseSweep(holder: string): Promise<void> {
+    this.#sweepLock.release(holder);
+  }
 }

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { type StateColumns, stateColumns } from '../columns.js';
+import type { SessionStore } from '../session-store.js';
 import {
   type ScopedStateWrite,
   type SessionFilter,
@@ -11,6 +12,7 @@ import {
   type TurnClaim,
   writesByScope,
 } from '../session-store.js';
+import type { SqliteExecutor } from './sqlite-executor.js';
 import { DELETE_STATE_VALUE, PUT_STATE_VALUE } from './write-ops.js';
 
 interface SessionColumns {
@@ -192,4 +194,61 @@ function stateValueFrom(row: StateValueColumns): StoredStateValue {
     updatedAt: row.updated_at,
     updatedBy: row.updated_by,
   };
+}
+
+/**
+ * Sessions and state on SQLite, as the store's part: reads wait for queued run writes (state rides
+ * on them), writes are small ones of their own after the queue.
+ */
+export class SqliteSessionStore implements SessionStore {
+  readonly #executor: SqliteExecutor;
+  readonly #statements: () => SqliteSessions;
+
+  constructor(executor: SqliteExecutor) {
+    this.#executor = executor;
+    this.#statements = executor.statements(prepareSessions);
+  }
+
+  createSession(session: SessionRow): Promise<boolean> {
+    return this.#executor.writeNowResult('creating a session', () => this.#statements().createSession(session));
+  }
+
+  async getSession(id: string): Promise<SessionRow | undefined> {
+    return this.#executor.read('reading a session', () => this.#statements().getSession(id));
+  }
+
+  async listSessions(filter: SessionFilter = {}): Promise<SessionRow[]> {
+    return this.#executor.read('listing sessions', () => this.#statements().listSessions(filter));
+  }
+
+  deleteSession(id: string): Promise<boolean> {
+    return this.#executor.writeNowResult('deleting a session', () => this.#statements().deleteSession(id));
+  }
+
+  claimTurn(sessionId: string, runId: string, at: number, startingMs: number): Promise<TurnClaim> {
+    return this.#executor.writeNowResult("taking a session's turn", () =>
+      this.#statements().claimTurn(sessionId, runId, at, startingMs),
+    );
+  }
+
+  async sessionRuns(sessionId: string): Promise<string[]> {
+    return this.#executor.read("listing a session's runs", () => this.#statements().sessionRuns(sessionId));
+  }
+
+  async loadState(scopes: readonly StateScopeId[]): Promise<StoredStateValue[]> {
+    // Every run reads its state once: without state writes queued, it need not commit the queue first.
+    const query = () => this.#statements().loadState(scopes);
+    const executor = this.#executor;
+    return executor.commits.holdsStateWrites
+      ? executor.read('reading state', query)
+      : executor.readNow('reading state', query);
+  }
+
+  editState(edit: StateEdit): Promise<void> {
+    return this.#executor.writeNowResult('editing state', () => this.#statements().editState(edit));
+  }
+
+  async listStateEdits(scope: StateScopeId): Promise<StoredStateEdit[]> {
+    return this.#executor.read('listing state edits', () => this.#statements().listStateEdits(scope));
+  }
 }
