@@ -1,27 +1,14 @@
-import {
-  type ElicitRequestFormParams,
-  type ElicitResult,
-  ErrorCode,
-  McpError,
-} from '@modelcontextprotocol/sdk/types.js';
-import type { Principal } from '../auth/types.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { InvalidParkAnswerError, ParkAlreadyAnsweredError, RunEndedError, StaleParkAnswerError } from '../errors.js';
 import type { Wardrik } from '../runtime/wardrik.js';
 import type { ParkRow } from '../store/store.js';
+import { askForPerson } from './input-elicitation.js';
+import { alreadyAnswered, elicitAbout, noteOf, type ParkAskDeps } from './park-asking.js';
 import { parkQuestion } from './park-question.js';
 import { parkReply, UnfitReplyError } from './park-reply.js';
 import type { ParkNote } from './settle-run.js';
 
-/** What asking an MCP client about a park needs. */
-export interface ParkAskDeps {
-  readonly wardrik: Wardrik;
-  /** Who is asked (and answers: their name is the answer's `by`). */
-  readonly principal: Principal;
-  /** Sends `elicitation/create` on the request's stream; rejects on timeout, on a closed stream, or when `signal` aborts. */
-  readonly elicit: (params: ElicitRequestFormParams, signal: AbortSignal) => Promise<ElicitResult>;
-  /** Tells the client something worth a log line (`notifications/message`). */
-  readonly log: (level: 'info' | 'warning', message: string) => void;
-}
+export type { ParkAskDeps } from './park-asking.js';
 
 /**
  * Asks the client about `park` (of a run of `agent`) with an elicitation and answers the park
@@ -31,7 +18,7 @@ export interface ParkAskDeps {
  *
  * Throws an `McpError` (InvalidParams) for a reply that does not fit its form or that the park
  * refuses (an edit the tool would refuse): nothing is answered, the park stays open, and the error
- * says how to be asked again.
+ * says how to be asked again. An `input` or `authorize` park is asked as `askForPerson` says.
  */
 export async function askAboutPark(
   deps: ParkAskDeps,
@@ -39,31 +26,13 @@ export async function askAboutPark(
   agent: string,
   signal: AbortSignal,
 ): Promise<ParkNote> {
+  if (park.kind === 'input' || park.kind === 'authorize') return askForPerson(deps, park, signal);
   const { wardrik, principal } = deps;
-  const note = (outcome: ParkNote['outcome'], detail: string): ParkNote => ({
-    park: park.id,
-    kind: park.kind,
-    outcome,
-    detail,
-  });
+  const note = (outcome: ParkNote['outcome'], detail: string): ParkNote => noteOf(park, outcome, detail);
   const question = parkQuestion(park, { agent, ...inputSchemaOf(wardrik, agent, park) });
-  let reply: ElicitResult;
-  // Its own signal, let go once the reply is in: the SDK would send notifications/cancelled for a
-  // request already answered if the park's signal aborted later.
-  const asked = new AbortController();
-  const forward = () => asked.abort(signal.reason);
-  signal.addEventListener('abort', forward, { once: true });
-  try {
-    reply = await deps.elicit(question.params, asked.signal);
-  } catch (thrown) {
-    if (signal.aborted) return note('answered-elsewhere', String(signal.reason));
-    const why = thrown instanceof Error ? thrown.message : String(thrown);
-    deps.log('info', `park ${park.id} waits for people (console, CLI): the client gave no answer (${why})`);
-    return note('left-to-people', `the client gave no answer (${why}); people answer it`);
-  } finally {
-    signal.removeEventListener('abort', forward);
-  }
-  if (signal.aborted) return note('answered-elsewhere', String(signal.reason));
+  const elicited = await elicitAbout(deps, park, question.params, signal);
+  if ('note' in elicited) return elicited.note;
+  const { reply } = elicited;
   const refused = (detail: string) => {
     deps.log('warning', `your answer to park ${park.id} was refused: ${detail}`);
     return note('refused', detail);
@@ -94,12 +63,6 @@ export async function askAboutPark(
     }
     throw thrown;
   }
-}
-
-function alreadyAnswered(park: ParkRow): string {
-  return park.status === 'answered'
-    ? `park ${park.id} was answered by ${park.answeredBy ?? 'someone'} (${park.decision?.type ?? 'answer'}) first; it takes one answer only`
-    : `park ${park.id} was closed (its run was cancelled)`;
 }
 
 /** The schema of the tool a park's call names, when the run's agent offers it as its own. */

@@ -14,6 +14,7 @@ import type { Principal } from '../auth/types.js';
 import type { RunEvent } from '../runtime/events.js';
 import type { Wardrik } from '../runtime/wardrik.js';
 import type { ParkRow, RunRow } from '../store/store.js';
+import { type ElicitationModes, inputQuestion } from './input-question.js';
 import type { Offer } from './offered-tools.js';
 import { askAboutPark } from './park-elicitation.js';
 import { ASKED_KINDS } from './park-question.js';
@@ -89,21 +90,37 @@ export function progressTo(extra: Extra): ((event: RunEvent) => void) | undefine
   };
 }
 
+/** Which elicitation modes the client declared (`elicitation: {}` means form only). */
+export function elicitationModes(server: Server): ElicitationModes {
+  const elicitation = server.getClientCapabilities()?.elicitation as Record<string, unknown> | undefined;
+  if (elicitation === undefined) return { form: false, url: false };
+  return {
+    form: elicitation['form'] !== undefined || Object.keys(elicitation).length === 0,
+    url: elicitation['url'] !== undefined,
+  };
+}
+
 /** Whether the client said it answers form elicitations. */
 export function elicits(server: Server): boolean {
-  const elicitation = server.getClientCapabilities()?.elicitation as Record<string, unknown> | undefined;
-  return elicitation !== undefined && (elicitation['form'] !== undefined || Object.keys(elicitation).length === 0);
+  return elicitationModes(server).form;
 }
 
 /**
- * Which parks of `run` the client is asked about: those of a kind a person decides on the spot
- * (approval, tool, budget), when the client elicits and the principal may answer parks of the
- * run (as in the console: `park.answer`).
+ * Which parks of `run` the client is asked about, when the principal may answer parks of the run
+ * (as in the console: `park.answer`): those of a kind a person decides on the spot (approval,
+ * tool, budget) when the client elicits forms; a call's question (`input`) and a sign-in
+ * (`authorize`) when the client declared the mode they need (see `inputQuestion`).
  */
 export function askableBy(server: Server, principal: Principal, run: RunIdentity): (park: ParkRow) => boolean {
+  const modes = elicitationModes(server);
   const allowed =
-    elicits(server) && can(principal, 'park.answer', { agent: run.agent, runPrincipal: run.principal }).allowed;
-  return (park) => allowed && ASKED_KINDS.includes(park.kind);
+    (modes.form || modes.url) &&
+    can(principal, 'park.answer', { agent: run.agent, runPrincipal: run.principal }).allowed;
+  return (park) =>
+    allowed &&
+    (park.kind === 'input' || park.kind === 'authorize'
+      ? inputQuestion(park, modes) !== undefined
+      : modes.form && ASKED_KINDS.includes(park.kind));
 }
 
 /**
@@ -144,6 +161,12 @@ export function settleOptionsFor(
           wardrik: context.wardrik,
           principal,
           log,
+          modes: elicitationModes(session.server),
+          completed: (elicitationId) => {
+            extra
+              .sendNotification({ method: 'notifications/elicitation/complete', params: { elicitationId } })
+              .catch(() => {});
+          },
           // Tied to the task in _meta by hand: the SDK's relatedTask option queues the request for its
           // own task store, which tasks that are runs don't use.
           elicit: (params, elicitSignal) =>
@@ -168,7 +191,9 @@ export function settleOptionsFor(
         'info',
         park.kind === 'external'
           ? `run ${run.id} waits for outside work: ${park.reason}`
-          : `run ${run.id} waits for a person (park ${park.id}, ${park.kind}: ${park.reason}); answer it in the console or with wardrik answer`,
+          : park.kind === 'input'
+            ? `run ${run.id}: a call asks a person (park ${park.id}: ${park.reason}); answer it in the console or with wardrik answer`
+            : `run ${run.id} waits for a person (park ${park.id}, ${park.kind}: ${park.reason}); answer it in the console or with wardrik answer`,
       ),
   };
 }

@@ -5,7 +5,8 @@ import type { ParkRow, RunRow } from '../store/store.js';
 /**
  * A run as an MCP task: the task id is the run id, so the task outlives the session and the node
  * that started it, and any node sharing the store answers for it. `input_required` while a park
- * waits that this client would be asked about (`askable`: `tasks/result` asks), else `working`
+ * waits that this client would be asked about (`askable`: `tasks/result` asks) — a call's question
+ * while the run runs included — else `working`
  * (running, or waiting for people in the console or for outside work, as `statusMessage` says);
  * then `completed`, `failed` or `cancelled` as the run ended. Runs are kept: `ttl` is null.
  *
@@ -29,8 +30,14 @@ export async function runTask(
     pollInterval,
   };
   switch (run.status) {
-    case 'running':
+    case 'running': {
+      // A call's question (an `input` park) this client would be asked: `tasks/result` asks it.
+      const questions = await wardrik.listParks({ runId: run.id, status: 'open', kind: 'input' });
+      const asked = questions.find(options.askable);
+      if (asked)
+        return { ...base, status: 'input_required', statusMessage: `waiting for your answer: ${asked.reason}` };
       return { ...base, status: 'working' };
+    }
     case 'parked': {
       const parks = await wardrik.listParks({ runId: run.id, status: 'open' });
       const asked = parks.find(options.askable);

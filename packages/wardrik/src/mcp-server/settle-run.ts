@@ -6,7 +6,13 @@ import { isEnded, type ParkRow } from '../store/store.js';
 import { Wakeup } from './wakeup.js';
 
 /** The events after which the run's status or open parks may have changed (else nothing is read again). */
-const CHANGES: ReadonlySet<RunEvent['type']> = new Set(['run-parked', 'park-answered', 'run-ended']);
+const CHANGES: ReadonlySet<RunEvent['type']> = new Set([
+  'run-parked',
+  'input-requested',
+  'input-withdrawn',
+  'park-answered',
+  'run-ended',
+]);
 
 /** What became of a park the call met, as the result's `_meta` tells the client. */
 export interface ParkNote {
@@ -117,15 +123,35 @@ async function settleFromMemory(options: SettleOptions): Promise<Settled | undef
   const { wardrik, runId, signal } = options;
   signal.throwIfAborted();
   const first = new FirstAnswer(2);
-  const stopListening = wardrik.subscribe(runId, (event) => first.see(event));
+  // A call's question (an `input` park) keeps the run running: `wait` would not return for it.
+  let onQuestion: (() => void) | undefined;
+  const questioned = new Promise<undefined>((resolve) => {
+    onQuestion = () => resolve(undefined);
+  });
+  let nextSeq = 2;
+  let lookedForMissed = false;
+  const stopListening = wardrik.subscribe(runId, (event) => {
+    first.see(event);
+    if (!isJournaled(event)) return;
+    if (event.type === 'input-requested') onQuestion?.();
+    else if (event.seq > nextSeq && !lookedForMissed) {
+      // Records went by before this listened (seldom): a question among them would be missed.
+      lookedForMissed = true;
+      wardrik.listParks({ runId, status: 'open', kind: 'input' }).then(
+        (open) => open.length > 0 && onQuestion?.(),
+        () => onQuestion?.(),
+      );
+    }
+    nextSeq = Math.max(nextSeq, event.seq + 1);
+  });
   let onAbort: (() => void) | undefined;
   try {
     const aborted = new Promise<never>((_, reject) => {
       onAbort = () => reject(signal.reason);
       signal.addEventListener('abort', onAbort, { once: true });
     });
-    const result = await Promise.race([wardrik.wait(runId), aborted]);
-    if (!isEnded(result.status)) return undefined;
+    const result = await Promise.race([wardrik.wait(runId), questioned, aborted]);
+    if (result === undefined || !isEnded(result.status)) return undefined;
     const firstAnswer = first.found;
     return { result, notes: [], ...(firstAnswer ? { firstAnswer } : {}) };
   } finally {
@@ -144,11 +170,18 @@ async function settleFollowing(options: SettleOptions): Promise<Settled> {
   const stopFollowing = () => stop.abort();
   options.signal.addEventListener('abort', stopFollowing, { once: true });
   let followFailure: unknown;
+  // Whether a call of the run asked a question (an `input` park, open while the run runs), and why
+  // each withdrawn one was withdrawn.
+  let questions = options.afterSeq > 0;
+  const withdrawals = new Map<string, string>();
   const following = (async () => {
     try {
       for await (const event of wardrik.follow(runId, { afterSeq: options.afterSeq, signal: stop.signal })) {
         first?.see(event);
         options.onEvent?.(event);
+        if (event.type === 'input-requested') questions = true;
+        else if (isJournaled(event) && event.record.type === 'input-withdrawn')
+          withdrawals.set(event.record.parkId, event.record.reason);
         if (CHANGES.has(event.type)) changed.wake();
       }
     } catch (thrown) {
@@ -184,12 +217,13 @@ async function settleFollowing(options: SettleOptions): Promise<Settled> {
       options.signal.throwIfAborted();
       const row = await wardrik.getRunSummary(runId);
       if (isEnded(row.status)) break;
-      const open = row.status === 'parked' ? await wardrik.listParks({ runId, status: 'open' }) : [];
+      // A running run has open parks only when its calls asked questions (most never do: no read).
+      const open = row.status === 'parked' || questions ? await wardrik.listParks({ runId, status: 'open' }) : [];
       const openIds = new Set(open.map((park) => park.id));
       for (const [parkId, controller] of asking) {
         if (openIds.has(parkId) || withdrawn.has(parkId)) continue;
         withdrawn.add(parkId);
-        withdraw(wardrik, parkId, controller);
+        withdraw(wardrik, parkId, controller, withdrawals);
       }
       for (const park of open) {
         if (seen.has(park.id)) continue;
@@ -205,7 +239,7 @@ async function settleFollowing(options: SettleOptions): Promise<Settled> {
     for (const [parkId, controller] of asking) {
       if (withdrawn.has(parkId)) continue;
       withdrawn.add(parkId);
-      withdraw(wardrik, parkId, controller);
+      withdraw(wardrik, parkId, controller, withdrawals);
     }
     while (asking.size > 0) await changed.next();
     const firstAnswer = first?.found;
@@ -218,14 +252,24 @@ async function settleFollowing(options: SettleOptions): Promise<Settled> {
   }
 }
 
-/** Withdraws the question about a park that is no longer open, saying who answered it and how. */
-function withdraw(wardrik: Wardrik, parkId: string, controller: AbortController): void {
+/**
+ * Withdraws the question about a park that is no longer open, saying who answered it and how —
+ * or, for a call's question withdrawn in the run (`input-withdrawn`), why.
+ */
+function withdraw(
+  wardrik: Wardrik,
+  parkId: string,
+  controller: AbortController,
+  withdrawals: ReadonlyMap<string, string>,
+): void {
   wardrik.getPark(parkId).then(
     (park) =>
       controller.abort(
         park.status === 'answered'
           ? `park ${parkId} was answered by ${park.answeredBy ?? 'someone'} (${park.decision?.type ?? 'answer'}) before you answered; your answer would not count`
-          : `park ${parkId} was closed (its run was cancelled)`,
+          : park.kind === 'input'
+            ? `park ${parkId} was withdrawn: ${withdrawals.get(parkId) ?? 'the call that asked no longer waits for an answer'}`
+            : `park ${parkId} was closed (its run was cancelled)`,
       ),
     () => controller.abort(`park ${parkId} is no longer open`),
   );
