@@ -74,6 +74,33 @@ const urlAgent = askingAgent('payer', {
   url: 'https://pay.example/checkout/7',
   elicitationId: 'pay-7',
 });
+/** Stops the withdrawing agent's call from waiting for its question (the test aborts it). */
+let stopWaiting = new AbortController();
+const withdrawingAgent = defineAgent({
+  name: 'impatient',
+  instructions: '',
+  tools: [
+    tool({
+      name: 'refund',
+      description: 'Asks, then stops waiting.',
+      run: async (_args, context) => {
+        try {
+          await context.requestInput(
+            { mode: 'form', message: 'Quick: which account?', schema: accountSchema },
+            { signal: stopWaiting.signal },
+          );
+          return ok('answered');
+        } catch {
+          return ok('stopped waiting');
+        }
+      },
+    }),
+  ],
+  model: new ScriptedModel([
+    { toolCalls: [{ name: 'refund', arguments: {} }] },
+    (request) => ({ text: `got ${JSON.stringify(lastToolResults(request)[0]?.content)}` }),
+  ]),
+});
 const nestedAgent = askingAgent('shipper', {
   mode: 'form',
   message: 'Where to?',
@@ -159,7 +186,7 @@ describe('a call’s question reaches the MCP client that called the agent', () 
 
   beforeAll(async () => {
     env = await startMcpEnv({
-      agents: [formAgent, urlAgent, nestedAgent],
+      agents: [formAgent, urlAgent, nestedAgent, withdrawingAgent],
       principals: [['operator', 'operator', ['*']]],
     });
     mcpUrl = `${env.server.url}/mcp`;
@@ -232,6 +259,29 @@ describe('a call’s question reaches the MCP client that called the agent', () 
       'wardrik/run': {
         status: 'completed',
         parks: [{ kind: 'input', outcome: 'answered-elsewhere', detail: expect.stringContaining('by operator') }],
+      },
+    });
+  });
+
+  it('a question withdrawn in the run (its call stopped waiting) is withdrawn from the client with its reason', async () => {
+    stopWaiting = new AbortController();
+    let withdrawn: unknown;
+    const { client } = await connect(env.tokens.admin!, {
+      modes: ['form'],
+      elicit: async (_request, extra) => {
+        stopWaiting.abort('no time left');
+        await new Promise((resolve) => extra.signal.addEventListener('abort', resolve, { once: true }));
+        withdrawn = extra.signal.reason;
+        return { action: 'accept', content: { account: 'TOO-LATE' } }; // never sent: withdrawn
+      },
+    });
+    const result = await client.callTool({ name: 'impatient', arguments: { input: 'refund' } });
+    expect(result.content).toEqual([{ type: 'text', text: 'got "stopped waiting"' }]);
+    expect(String(withdrawn)).toMatch(/^park park_\S+ was withdrawn: the call stopped waiting \(no time left\)$/);
+    expect(result._meta).toMatchObject({
+      'wardrik/run': {
+        status: 'completed',
+        parks: [{ kind: 'input', outcome: 'answered-elsewhere', detail: String(withdrawn) }],
       },
     });
   });
