@@ -6,6 +6,7 @@ import {
   type InputQuestion,
   type InputReply,
   outsideRuntime,
+  type RequestInputFor,
   type SampleRequest,
   type SampleResult,
 } from './person-input.js';
@@ -139,6 +140,11 @@ export interface ToolContext {
    * ```
    */
   sample(request: SampleRequest, options?: { signal?: AbortSignal }): Promise<SampleResult>;
+  /**
+   * Asks a person on behalf of long-running work this call started (see `RequestInputFor`): for a
+   * tool that answers `started` and follows its work itself, as an MCP toolset does with tasks.
+   */
+  readonly requestInputFor: RequestInputFor;
 }
 
 /**
@@ -215,6 +221,8 @@ export interface ContextOptions {
   readonly requestInput?: ToolContext['requestInput'];
   /** Asks the agent's model for the call (none: `sample` rejects, saying so). */
   readonly sample?: ToolContext['sample'];
+  /** Asks a person for long-running work (the runtime's `requestInputFor`; none: it rejects, saying so). */
+  readonly requestInputFor?: RequestInputFor;
 }
 
 const neverAborted = new AbortController().signal;
@@ -234,6 +242,7 @@ export class CallContext implements ToolContext {
   readonly fencingToken?: number;
   readonly approval?: Approval;
   readonly completeExternal: CompleteExternal;
+  readonly requestInputFor: RequestInputFor;
   readonly traceContext?: Readonly<Record<string, string>>;
   // What most tools never read is made when first read: a call's context is made at every step.
   readonly #options: ContextOptions;
@@ -259,6 +268,7 @@ export class CallContext implements ToolContext {
     if (options.approval) this.approval = options.approval;
     if (options.fencingToken !== undefined) this.fencingToken = options.fencingToken;
     this.completeExternal = options.completeExternal ?? noRuntime;
+    this.requestInputFor = options.requestInputFor ?? (() => outsideRuntime('requestInputFor'));
     if (options.traceContext) this.traceContext = options.traceContext;
   }
 

@@ -73,7 +73,7 @@ export {
   MemoryView,
   type ToolMemory,
 } from './memory.js';
-export type { InputQuestion, InputReply, SampleRequest, SampleResult } from './person-input.js';
+export type { InputQuestion, InputReply, RequestInputFor, SampleRequest, SampleResult } from './person-input.js';
 export { compileSchema, isJsonSchema } from './schema/compile.js';
 export type { NoArguments, ObjectJsonSchema, SchemaArguments } from './schema/infer.js';
 export type { JsonSchemaArguments, JsonSchemaValue } from './schema/infer-json-schema.js';

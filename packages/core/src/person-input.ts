@@ -50,11 +50,23 @@ export interface SampleResult {
   readonly stopReason: 'endTurn' | 'maxTokens';
 }
 
+/**
+ * Asks a person on behalf of the work `handle` names: work a long-running tool started (its call
+ * answered `started`) that needs input before it can finish (an MCP task that is
+ * `input_required`). The run waiting for the work shows a park of kind `input`; resolves with the
+ * reply. Rejects when no run waits for `handle`, when the work ends first, or when `signal` aborts.
+ */
+export type RequestInputFor = (
+  handle: string,
+  question: InputQuestion,
+  options?: { signal?: AbortSignal },
+) => Promise<InputReply>;
+
 /** Refuses what only a runtime can give: a call outside one has nobody to ask and no model. */
-export function outsideRuntime(what: 'requestInput' | 'sample'): Promise<never> {
+export function outsideRuntime(what: 'requestInput' | 'requestInputFor' | 'sample'): Promise<never> {
   const reason =
-    what === 'requestInput'
-      ? 'requestInput: this call runs outside a Wardrik runtime, where no person can be asked'
-      : 'sample: this call runs outside a Wardrik runtime, which has no model to ask';
+    what === 'sample'
+      ? 'sample: this call runs outside a Wardrik runtime, which has no model to ask'
+      : `${what}: this call runs outside a Wardrik runtime, where no person can be asked`;
   return Promise.reject(new Error(reason));
 }

@@ -1,6 +1,7 @@
 import type { CompleteExternal } from './context.js';
 import { ToolDefinitionError } from './errors.js';
 import type { Label } from './labels.js';
+import type { RequestInputFor } from './person-input.js';
 import type { StateReader } from './state.js';
 import { isValidToolName, type Tool } from './tool.js';
 
@@ -37,11 +38,13 @@ export interface Toolset {
    * For a toolset whose tools start long-running work they watch themselves (answering
    * `started(reason, { handle })` with handles that begin with `NAME:`): called when the runtime
    * starts, with the handles runs still wait for, so that it watches them again after a restart
-   * and delivers their results with `completeExternal`.
+   * and delivers their results with `completeExternal` (and asks a person for the work with
+   * `requestInputFor`, when it needs input).
    */
   resume?(waiting: {
     readonly handles: readonly string[];
     readonly completeExternal: CompleteExternal;
+    readonly requestInputFor?: RequestInputFor;
   }): void | Promise<void>;
 }
 

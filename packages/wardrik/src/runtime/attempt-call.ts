@@ -14,6 +14,7 @@ import {
   type MemorySource,
   OUTSIDE,
   type Progress,
+  type RequestInputFor,
   type SampleRequest,
   type StateChange,
   type StateSource,
@@ -53,6 +54,8 @@ export interface AttemptInput {
   readonly stateWriteRefusal?: (key: string) => string | undefined;
   /** Delivers results of long-running work. */
   readonly completeExternal?: CompleteExternal;
+  /** Asks a person for long-running work the call started. */
+  readonly requestInputFor?: RequestInputFor;
   /** The memory service, scoped to the run (made when the tool first reads `context.memory`). */
   readonly memory?: () => MemorySource | undefined;
   /** The artifact service, scoped to the run and this call (made when the tool first reads `context.artifacts`). */
@@ -122,6 +125,7 @@ export async function attemptCall(input: AttemptInput): Promise<Attempt> {
     state: input.state,
     stateWriteRefusal: input.stateWriteRefusal,
     completeExternal: input.completeExternal,
+    requestInputFor: input.requestInputFor,
     memory: input.memory,
     artifacts: input.artifacts,
     toolLabels: input.tools.get(input.name)?.annotations.labels ?? [],

@@ -133,6 +133,11 @@ export class ExternalWorkDesk {
     if (this.#rescan) clearInterval(this.#rescan);
   }
 
+  /** The open `external` park of the run waiting for `handle`, if any (see `complete`). */
+  openPark(handle: string): Promise<ParkRow | undefined> {
+    return this.#openPark(handle);
+  }
+
   async #openPark(handle: string): Promise<ParkRow | undefined> {
     const open = await this.#deps.store.listParks({ status: 'open', kind: 'external' });
     const found = open.filter((park) => park.handle === handle);

@@ -1,6 +1,12 @@
 import { compileSchema, describeType, type InputQuestion, type InputReply } from '@wardrik/core';
 import { InvalidInputError, InvalidParkAnswerError, ParkAlreadyAnsweredError } from '../errors.js';
-import { JOURNAL_VERSION, type JournalRecord, type Park, type ParkDecision } from '../journal/records.js';
+import {
+  type CallHolder,
+  JOURNAL_VERSION,
+  type JournalRecord,
+  type Park,
+  type ParkDecision,
+} from '../journal/records.js';
 import type { CallState, RunState } from '../journal/state.js';
 import { timeOrderedId } from './ids.js';
 import { parkHash } from './park-hash.js';
@@ -51,6 +57,50 @@ export class InputParks {
   async ask(call: CallState, question: InputQuestion, signal?: AbortSignal): Promise<InputReply> {
     const checked = checkQuestion(question);
     signal?.throwIfAborted();
+    const park = this.#question(call, checked);
+    // Waiting before the park is written: an answer that comes the instant it is on disk finds it.
+    const reply = new Promise<InputReply>((resolve, reject) => {
+      this.#waiting.set(park.id, { callId: call.callId, resolve, reject });
+    });
+    const stopWaiting = () => {
+      void this.withdraw(park.id, `the call stopped waiting (${describeAbort(signal)})`).catch(() => {});
+    };
+    try {
+      await this.#open(park);
+    } catch (thrown) {
+      this.#waiting.delete(park.id);
+      throw thrown;
+    }
+    if (signal?.aborted) stopWaiting();
+    else signal?.addEventListener('abort', stopWaiting, { once: true });
+    try {
+      return await reply;
+    } finally {
+      signal?.removeEventListener('abort', stopWaiting);
+    }
+  }
+
+  /**
+   * Opens a park asking `question` for the long-running work `call` started (it is parked
+   * `external`); whoever asked waits for its answer elsewhere (see `WorkQuestions`). The questions
+   * asked for that work before (e.g. before a restart) are withdrawn first.
+   */
+  async askForWork(call: CallState, question: InputQuestion, holder?: CallHolder): Promise<Park> {
+    await this.withdrawAll('the work asked again', call.callId);
+    const asked = this.#question(call, checkQuestion(question));
+    // Who asks: when that process stops, nobody waits for the answer (see `Wardrik.watchExternalWork`).
+    const park: Park = holder ? { ...asked, holder } : asked;
+    await this.#open(park);
+    return park;
+  }
+
+  #open(park: Park): Promise<void> {
+    return this.#deps.write([{ v: JOURNAL_VERSION, at: park.createdAt, type: 'input-requested', park }], {
+      open: [park],
+    });
+  }
+
+  #question(call: CallState, checked: InputQuestion): Park {
     const state = this.#deps.state;
     const id = timeOrderedId('park');
     const parkedCall = {
@@ -70,28 +120,7 @@ export class InputParks {
       callHash: parkHash(id, 'input', parkedCall),
       createdAt: this.#deps.now(),
     };
-    // Waiting before the park is written: an answer that comes the instant it is on disk finds it.
-    const reply = new Promise<InputReply>((resolve, reject) => {
-      this.#waiting.set(id, { callId: call.callId, resolve, reject });
-    });
-    const stopWaiting = () => {
-      void this.withdraw(id, `the call stopped waiting (${describeAbort(signal)})`).catch(() => {});
-    };
-    try {
-      await this.#deps.write([{ v: JOURNAL_VERSION, at: park.createdAt, type: 'input-requested', park }], {
-        open: [park],
-      });
-    } catch (thrown) {
-      this.#waiting.delete(id);
-      throw thrown;
-    }
-    if (signal?.aborted) stopWaiting();
-    else signal?.addEventListener('abort', stopWaiting, { once: true });
-    try {
-      return await reply;
-    } finally {
-      signal?.removeEventListener('abort', stopWaiting);
-    }
+    return park;
   }
 
   /** Whether a call of this process waits for park `parkId`'s answer. */

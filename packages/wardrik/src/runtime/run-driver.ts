@@ -5,11 +5,13 @@ import {
   type CompleteExternal,
   describeReason,
   error,
+  type InputQuestion,
   type Label,
   type Measures,
   mergeLabels,
   ok,
   type Progress,
+  type RequestInputFor,
   repeatable,
   type Tool,
 } from '@wardrik/core';
@@ -20,7 +22,7 @@ import { type ChildRunRequest, childOfHandle, childRunId } from '../agents/child
 import { checkFinalAnswer, firstTripped, type TrippedGuardrail, trippedError } from '../agents/final-answer.js';
 import { isTransferTool, MAX_TRANSFERS, transferRequest } from '../agents/transfer.js';
 import { WorkflowStopped } from '../agents/workflow-agents.js';
-import { LeaseLostError, ModelError, StoreError } from '../errors.js';
+import { LeaseLostError, ModelError, ParkNotFoundError, StoreError } from '../errors.js';
 import {
   type Budget,
   type CallHolder,
@@ -101,6 +103,8 @@ export interface DriverDeps {
   readonly onExternalPark?: (park: Park) => void;
   /** Delivers results of long-running work; tools get it on their context. */
   readonly completeExternal?: CompleteExternal;
+  /** Asks a person for long-running work; tools get it on their context. */
+  readonly requestInputFor?: RequestInputFor;
   /** The memory and artifact services a call's context uses, scoped to its run. */
   readonly callServices?: CallServices;
   /** The runtime's agents: whom a run may be transferred to, and the tools added to each. */
@@ -196,9 +200,8 @@ export class RunDriver {
   /** Drives until the run ends, parks or the process stops it. */
   async drive(): Promise<DriveOutcome> {
     try {
-      // Questions left open by calls this process no longer runs (the node that ran them stopped).
-      if (this.#inputs.anyOpen)
-        await this.#inputs.withdrawAll('the node that ran the call stopped before an answer came');
+      // Questions nobody waits for now: their call is no longer run here (its node stopped), or its work ended.
+      if (this.#inputs.anyOpen) await this.#inputs.withdrawAll('no call or work waits for the answer any more');
       for (;;) {
         if (this.#stopping()) return 'stopped';
         if (this.#abort.aborted) return await this.#end('cancelled', { error: this.#cancelReason });
@@ -356,7 +359,9 @@ export class RunDriver {
    * checked that the park is open and the decision allowed for its kind.
    */
   async answer(park: ParkRow, decision: ParkDecision, by: string): Promise<void> {
-    if (park.kind === 'input' && !this.#inputs.isWaiting(park.id)) await this.#inputs.refuseStale(park.id);
+    if (park.kind === 'input' && !this.#inputs.isWaiting(park.id) && !this.#asksForWork(park)) {
+      await this.#inputs.refuseStale(park.id);
+    }
     const handedBack = await this.#childWritesFor(park, decision);
     const at = this.#deps.now();
     const stored = this.#stamp(this.#answerRecords(park, decision, by, at, handedBack));
@@ -372,6 +377,36 @@ export class RunDriver {
       stored,
     );
     if (park.kind === 'input') this.#inputs.answered(park, decision);
+    await this.#afterWorkEnded(park);
+  }
+
+  /**
+   * Asks a person for the long-running work call `callId` started (its run waits for it, parked
+   * `external`): journals an `input` park of that call. Throws `ParkNotFoundError` when the call
+   * waits for no work.
+   */
+  async askForWork(callId: string, question: InputQuestion): Promise<Park> {
+    const call = this.state.callsById.get(callId);
+    if (call?.status !== 'parked' || this.ended) {
+      throw new ParkNotFoundError(`run ${this.runId}: call ${callId} waits for no work now`);
+    }
+    return this.#inputs.askForWork(call, question, this.#holder());
+  }
+
+  /** Withdraws a question (its asker stopped waiting), if it is still open. */
+  async withdrawQuestion(parkId: string, reason: string): Promise<void> {
+    await this.#inputs.withdraw(parkId, reason);
+  }
+
+  /** Whether `park` (of kind `input`) asks for the work its call started: the call is still parked. */
+  #asksForWork(park: Park): boolean {
+    return park.call !== undefined && this.state.callsById.get(park.call.callId)?.status === 'parked';
+  }
+
+  /** The work an `external` park waited for has its result: the questions asked for it are withdrawn. */
+  async #afterWorkEnded(park: Park): Promise<void> {
+    if (park.kind !== 'external' || !park.call || !this.#inputs.anyOpen || this.ended) return;
+    await this.#inputs.withdrawAll('the work it was asked for ended', park.call.callId);
   }
 
   /**
@@ -395,6 +430,7 @@ export class RunDriver {
       stored,
     );
     if (park.kind === 'input') this.#inputs.answered(park, pending.decision);
+    await this.#afterWorkEnded(park);
   }
 
   /**
@@ -650,6 +686,7 @@ export class RunDriver {
         state: values,
         stateWriteRefusal: (key) => this.#stateWriteRefusal(key),
         completeExternal: this.#deps.completeExternal,
+        requestInputFor: this.#deps.requestInputFor,
         memory: services && (() => services.memoryFor(scope)),
         artifacts: services && (() => services.artifactsFor(scope)),
       });

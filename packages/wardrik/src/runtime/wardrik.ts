@@ -1,6 +1,14 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { addMeasures, describeReason, type Label, type Measures, mergeLabels } from '@wardrik/core';
+import {
+  addMeasures,
+  describeReason,
+  type InputQuestion,
+  type InputReply,
+  type Label,
+  type Measures,
+  mergeLabels,
+} from '@wardrik/core';
 import { type Agent, checkBudget } from '../agent.js';
 import { AgentDirectory } from '../agents/agent-directory.js';
 import { type ChildRunRequest, childHandle, childOfHandle, childOutcome, runChild } from '../agents/child-runs.js';
@@ -26,6 +34,7 @@ import {
   type EndStatus,
   JOURNAL_VERSION,
   type ParentLink,
+  type Park,
   type ParkDecision,
   type ParkKind,
   type RunEndedRecord,
@@ -70,6 +79,7 @@ import { RunWaiters } from './run-waiters.js';
 import { type ArtifactOptions, type MemoryOptions, Services } from './services.js';
 import { type SessionDetails, Sessions, type StateChanges } from './sessions.js';
 import { completeSignIn, type SignInCallback } from './sign-ins.js';
+import { WorkQuestions } from './work-questions.js';
 
 /** How many interrupted runs recovery loads before it starts driving them. */
 const RECOVERY_BATCH = 1_000;
@@ -266,6 +276,8 @@ export class Wardrik {
   #closed = false;
   readonly #sessions: Sessions;
   readonly #external: ExternalWorkDesk;
+  /** Questions a person is asked for long-running work (`requestInputFor`). */
+  readonly #workQuestions: WorkQuestions;
   readonly #services: Services;
   /** Set once `drain` began: this node takes no new runs or answers. */
   #draining: Promise<DrainReport> | undefined;
@@ -305,6 +317,7 @@ export class Wardrik {
       completeExternal: async (handle, outcome) => {
         await this.completeExternal(handle, outcome);
       },
+      requestInputFor: (handle, question, options) => this.requestInputFor(handle, question, options),
       agents: this.#agents,
       hooks: this.hooks,
       callServices: this.#services,
@@ -328,6 +341,13 @@ export class Wardrik {
       onError: (error) => {
         if (StoreError.isInstance(error)) this.#fail(error);
       },
+    });
+    this.#workQuestions = new WorkQuestions({
+      findWork: (handle) => this.#external.openPark(handle),
+      open: (work, question) => this.#askForWork(work, question),
+      getPark: (parkId) => this.store.getPark(parkId),
+      withdraw: (park, reason) => this.#withdrawQuestion(park, reason),
+      onAppended: (runId, listener) => this.#onAppended(runId, listener),
     });
     this.#editCheck = {
       agents: this.#agents,
@@ -750,6 +770,7 @@ export class Wardrik {
         throw new StaleParkAnswerError(`park ${parkId} now holds another call than the one answered; look at it again`);
       }
       await this.#guardDriver(driver, driver.answer(park, checked, by));
+      if (park.kind === 'input') this.#workQuestions.answered(park.id, checked);
       if (checked.type === 'approve' && checked.remember === 'agent' && current.call) {
         await this.#rememberForAgent(current, by);
       }
@@ -1110,6 +1131,7 @@ export class Wardrik {
     await this.retention.stop();
     if (this.#claimTimer) clearInterval(this.#claimTimer);
     this.#external.close();
+    this.#workQuestions.close();
     this.#ownership.stop();
     for (const driver of this.#drivers.values()) driver.stop();
     this.workers.close();
@@ -1160,6 +1182,92 @@ export class Wardrik {
   }
 
   /**
+   * Asks a person on behalf of long-running work: work a tool started (its call answered
+   * `started` with `handle`) that needs input before it can finish, as an MCP task that turns
+   * `input_required`. The run waiting for the work shows a park of kind `input` (its call the one
+   * that started the work), answered like any park, on any node; resolves with the reply. Rejects
+   * with `ParkNotFoundError` when no run waits for `handle`, and when the work's result comes, the
+   * run ends or `signal` aborts first (the question is then withdrawn). Tools get it on their
+   * context (`context.requestInputFor`); a toolset that follows its work after a restart gets it
+   * in `resume`.
+   *
+   * @example
+   * ```ts
+   * const reply = await wardrik.requestInputFor('job-42', {
+   *   mode: 'form',
+   *   message: 'The translator asks: formal or informal?',
+   *   schema: { type: 'object', properties: { register: { type: 'string', enum: ['formal', 'informal'] } } },
+   * })
+   * ```
+   */
+  async requestInputFor(
+    handle: string,
+    question: InputQuestion,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<InputReply> {
+    this.#checkTakingWork();
+    return this.#workQuestions.ask(handle, question, options.signal);
+  }
+
+  /** Journals a question for the work `work` waits for, in its run (claimed for the write, then rested again). */
+  async #askForWork(work: ParkRow, question: InputQuestion): Promise<Park> {
+    const callId = work.call?.callId ?? '';
+    for (let tries = 1; ; tries++) {
+      try {
+        return await this.#locks.hold(work.runId, async () => {
+          this.#checkOpen();
+          const driver = await this.#loadOrMark(work.runId);
+          try {
+            return await this.#guardDriver(driver, driver.askForWork(callId, question));
+          } finally {
+            this.#afterLockedWrite(driver);
+          }
+        });
+      } catch (thrown) {
+        // Another node holds the run a moment (answering one of its parks): ask again shortly.
+        if (!RunHeldElsewhereError.isInstance(thrown) || tries >= 50) throw thrown;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  }
+
+  /**
+   * Withdraws the questions asked for work (`requestInputFor`) by a process that has stopped: an
+   * earlier incarnation of this node, or one the store knows is not running (a SQLite file's other
+   * processes). Nobody waits for their answers; the work asks again if it still needs input.
+   */
+  async #withdrawOrphanedQuestions(): Promise<void> {
+    const open = await this.store.listParks({ status: 'open', kind: 'input' });
+    for (const park of open) {
+      const holder = park.holder;
+      if (!holder || holder.incarnation === this.#deps.incarnation) continue;
+      const stopped =
+        holder.node === this.node ||
+        (await this.store.leaseHolderState(holder.node, holder.incarnation).catch(() => 'unknown')) === 'stopped';
+      if (!stopped) continue;
+      await this.#withdrawQuestion(
+        park,
+        'the node that asked for it restarted; the work asks again if it still needs it',
+      ).catch(
+        () => {}, // another node holds the run now: it goes on without this one
+      );
+    }
+  }
+
+  /** Withdraws a question asked for work whose asker stopped waiting, if this node can take its run. */
+  async #withdrawQuestion(park: Park, reason: string): Promise<void> {
+    await this.#locks.hold(park.runId, async () => {
+      if (this.#closed) return;
+      const driver = await this.#loadOrMark(park.runId);
+      try {
+        await this.#guardDriver(driver, driver.withdrawQuestion(park.id, reason));
+      } finally {
+        this.#afterLockedWrite(driver);
+      }
+    });
+  }
+
+  /**
    * Finishes a person's sign-in to a remote MCP server (the OAuth code flow) with what its callback
    * brought back, and lets the runs waiting for it go on: the runs parked as `authorize` for that
    * toolset (and principal). `wardrik serve` calls it from `GET /oauth/callback`; an app that takes
@@ -1191,13 +1299,20 @@ export class Wardrik {
    * own work (`Toolset.resume`) the handles (`NAME:…`) runs still wait for (`createWardrik` does it).
    */
   async watchExternalWork(): Promise<void> {
+    await this.#withdrawOrphanedQuestions();
     const handles = await this.#external.scan();
     const toolsets = new Set(this.#agents.all().flatMap((agent) => agent.toolsets));
     const completeExternal = this.#deps.completeExternal;
     for (const toolset of toolsets) {
       if (!toolset.resume || !completeExternal) continue;
       const mine = handles.filter((handle) => handle.startsWith(`${toolset.name}:`));
-      if (mine.length > 0) await toolset.resume({ handles: mine, completeExternal });
+      if (mine.length > 0) {
+        await toolset.resume({
+          handles: mine,
+          completeExternal,
+          requestInputFor: (handle, question, options) => this.requestInputFor(handle, question, options),
+        });
+      }
     }
     // Worker tools' MCP tasks: followed again through their principal's workers as they connect.
     const workerTasks = handles.filter((handle) => handle.startsWith('workers/'));

@@ -3,7 +3,8 @@ import type { ToolContext } from '@wardrik/core';
 
 /** A call whose `tools/call` is pending on a connection: whom a server's request during it asks. */
 export interface CallInFlight {
-  readonly context: ToolContext;
+  /** Whom its requests ask: the call's context, or for a task followed after its call answered, the run's. */
+  readonly context: Pick<ToolContext, 'requestInput' | 'sample'>;
   /** Aborted when the call stops (cancelled, timed out, answered). */
   readonly signal: AbortSignal;
   /** Stops the call's timeout while a request for it is answered; the function returned resumes it. */

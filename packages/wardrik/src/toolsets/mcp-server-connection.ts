@@ -320,6 +320,14 @@ export class McpServerConnection {
     }
   }
 
+  /**
+   * Answers what the server asks on behalf of task `taskId` (`_meta` related-task) through `asker`
+   * while the task waits for input (`input_required`); the function returned stops it.
+   */
+  answerTaskRequests(taskId: string, asker: CallInFlight['context'], signal: AbortSignal): () => void {
+    return this.#inFlight.add({ context: asker, signal, taskId });
+  }
+
   /** `tasks/get`: the task's status now. Rejects as the SDK does (the server's JSON-RPC error, a timeout). */
   getTask(taskId: string, options: TaskRequestOptions): Promise<GetTaskResult> {
     return this.#linked(options, (signal) =>

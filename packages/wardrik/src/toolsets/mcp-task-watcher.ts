@@ -1,7 +1,8 @@
 import type { CallToolResult, GetTaskResult } from '@modelcontextprotocol/sdk/types.js';
-import { type CompleteExternal, type ExternalOutcome, mcpResultToAnswer } from '@wardrik/core';
+import { type CompleteExternal, type ExternalOutcome, mcpResultToAnswer, type RequestInputFor } from '@wardrik/core';
 import { backoffDelay } from '@wardrik/core/wire';
 import { CONNECTION_CLOSED, describeFailure, REQUEST_TIMEOUT } from './describe-failure.js';
+import type { CallInFlight } from './mcp-calls-in-flight.js';
 import type { TaskRequestOptions } from './mcp-server-connection.js';
 
 /** The JSON-RPC code a server answers `tasks/get` or `tasks/result` with for a task it does not know. */
@@ -30,7 +31,16 @@ export interface TaskHolder {
   readonly ended?: string | undefined;
   /** A request failed in a way that may mean the holder is gone: check whether it is still there. */
   suspect?(): void;
+  /**
+   * Answers what the server asks for task `taskId` (elicitation, sampling) through `asker` until
+   * the function returned is called or `signal` aborts. A holder without it can't pass a task's
+   * questions on (the task is then cancelled when it asks).
+   */
+  answerTaskRequests?(taskId: string, asker: CallInFlight['context'], signal: AbortSignal): () => void;
 }
+
+/** How long a task that waits for input may wait for a person, through one `tasks/result` (ms). */
+const INPUT_WAIT_MS = 24 * 60 * 60_000;
 
 /** What the watcher needs of its toolset (or the workers hub). */
 export interface McpTaskWatcherDeps {
@@ -59,6 +69,8 @@ interface Watched {
   readonly taskId: string;
   readonly handle: string;
   readonly completeExternal: CompleteExternal;
+  /** Asks a person for the task when it needs input (the run waiting for it shows the question). */
+  readonly requestInputFor?: RequestInputFor;
   /** The tool that started it, when this process called it (not after a restart). */
   readonly mcpName?: string;
   pollMs: number;
@@ -102,6 +114,7 @@ export class McpTaskWatcher {
     readonly taskId: string;
     readonly handle: string;
     readonly completeExternal: CompleteExternal;
+    readonly requestInputFor?: RequestInputFor;
     readonly mcpName?: string;
     readonly pollIntervalMs?: number;
   }): void {
@@ -110,6 +123,7 @@ export class McpTaskWatcher {
       taskId: spec.taskId,
       handle: spec.handle,
       completeExternal: spec.completeExternal,
+      ...(spec.requestInputFor === undefined ? {} : { requestInputFor: spec.requestInputFor }),
       ...(spec.mcpName === undefined ? {} : { mcpName: spec.mcpName }),
       pollMs: pollInterval(spec.pollIntervalMs),
     };
@@ -192,16 +206,20 @@ export class McpTaskWatcher {
     switch (task.status) {
       case 'working':
         return { type: 'poll', ...(task.pollInterval === undefined ? {} : { pollIntervalMs: task.pollInterval }) };
-      case 'input_required':
-        // Wardrik answers elicitation and sampling only during a call, and the call that started
-        // this task is over (it answered `started`): nobody can give the task what it asks.
-        void connection.cancelTask(watched.taskId, options);
-        return {
-          type: 'done',
-          outcome: {
-            error: `${what} asked for input${message}, which Wardrik cannot give a task (it answers elicitation and sampling only during a call, not for tasks); the task was cancelled`,
-          },
-        };
+      case 'input_required': {
+        const ask = watched.requestInputFor;
+        if (ask === undefined || connection.answerTaskRequests === undefined) {
+          // Nobody here can pass the task's questions on to a person.
+          void connection.cancelTask(watched.taskId, options);
+          return {
+            type: 'done',
+            outcome: {
+              error: `${what} asked for input${message}, which nobody here can pass on to a person; the task was cancelled`,
+            },
+          };
+        }
+        return this.#answerQuestions(watched, connection, ask);
+      }
       case 'cancelled':
         return { type: 'done', outcome: { error: `${what} was cancelled${message}` } };
       case 'failed': {
@@ -220,6 +238,40 @@ export class McpTaskWatcher {
         }
         return { type: 'done', outcome: outcomeOf(result, what) };
       }
+    }
+  }
+
+  /**
+   * The task waits for input: `tasks/result` brings what it asks (its elicitation, on the request's
+   * stream), which a person answers in the run waiting for the task (an `input` park), and ends
+   * with the task's result. Sampling is not answered for a task (only during a call).
+   */
+  async #answerQuestions(
+    watched: Watched,
+    connection: TaskHolder,
+    ask: RequestInputFor,
+  ): Promise<{ type: 'done'; outcome: ExternalOutcome } | { type: 'failed' | 'refused'; reason: string }> {
+    const stop = new AbortController();
+    const stopAnswering = connection.answerTaskRequests?.(
+      watched.taskId,
+      {
+        requestInput: (question, options) => ask(watched.handle, question, options),
+        sample: () => Promise.reject(new Error('Wardrik answers sampling during a call only, not for an MCP task')),
+      },
+      stop.signal,
+    );
+    const closing = setInterval(() => {
+      if (this.#closed) stop.abort(new Error('the toolset was closed'));
+    }, 1_000);
+    try {
+      const result = await connection.getTaskResult(watched.taskId, { timeoutMs: INPUT_WAIT_MS, signal: stop.signal });
+      return { type: 'done', outcome: outcomeOf(result, this.#what(watched)) };
+    } catch (cause) {
+      return this.#failure(watched, cause, 'its result');
+    } finally {
+      clearInterval(closing);
+      stop.abort();
+      stopAnswering?.();
     }
   }
 

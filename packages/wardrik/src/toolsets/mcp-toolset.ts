@@ -4,6 +4,7 @@ import {
   type CompleteExternal,
   error,
   OUTSIDE,
+  type RequestInputFor,
   type Tool,
   type ToolContext,
   type Toolset,
@@ -189,11 +190,20 @@ class McpServerToolset implements McpToolset {
    * Follows again, after a restart, the MCP tasks runs still wait for (handles `NAME:taskId`),
    * connecting to the server if need be; returns at once.
    */
-  resume(waiting: { readonly handles: readonly string[]; readonly completeExternal: CompleteExternal }): void {
+  resume(waiting: {
+    readonly handles: readonly string[];
+    readonly completeExternal: CompleteExternal;
+    readonly requestInputFor?: RequestInputFor;
+  }): void {
     const prefix = `${this.name}:`;
     for (const handle of waiting.handles) {
       if (!handle.startsWith(prefix) || handle.length === prefix.length) continue;
-      this.#tasks.watch({ taskId: handle.slice(prefix.length), handle, completeExternal: waiting.completeExternal });
+      this.#tasks.watch({
+        taskId: handle.slice(prefix.length),
+        handle,
+        completeExternal: waiting.completeExternal,
+        ...(waiting.requestInputFor === undefined ? {} : { requestInputFor: waiting.requestInputFor }),
+      });
     }
     if (this.#tasks.size > 0) this.#options.log(`${this.#description}: following ${this.#tasks.size} MCP tasks again`);
   }
@@ -468,6 +478,7 @@ class McpServerToolset implements McpToolset {
           taskId: created.taskId,
           handle,
           completeExternal: context.completeExternal,
+          requestInputFor: context.requestInputFor,
           mcpName,
           ...(created.pollInterval === undefined ? {} : { pollIntervalMs: created.pollInterval }),
         }),
