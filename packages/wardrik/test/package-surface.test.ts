@@ -35,6 +35,8 @@ const LAZY_PACKAGES = [
   '@modelcontextprotocol/sdk',
   'ai',
   '@opentelemetry/api',
+  'ajv',
+  'zod',
 ];
 const isLazy = (name: string) => LAZY_PACKAGES.includes(name) || name.startsWith('@ai-sdk/');
 
@@ -165,6 +167,8 @@ seen.model = packages();
 const store = wardrik.postgresStore('postgres://nobody@127.0.0.1:1/none');
 seen.postgres = packages();
 await store.close();
+void wardrik.loadMemory.schema;
+seen.tools = packages();
 process.stdout.write(JSON.stringify(seen));
 `;
       const child = spawnSync(
@@ -174,7 +178,10 @@ process.stdout.write(JSON.stringify(seen));
       );
       expect(child.stderr).toBe('');
       expect(child.status).toBe(0);
-      const seen = JSON.parse(child.stdout) as Record<'root' | 'sqlite' | 'logger' | 'model' | 'postgres', string[]>;
+      const seen = JSON.parse(child.stdout) as Record<
+        'root' | 'sqlite' | 'logger' | 'model' | 'postgres' | 'tools',
+        string[]
+      >;
       // The recorder sees packages: the SQLite entry's driver is among them.
       expect(seen.sqlite).toContain('better-sqlite3');
       expect(seen.sqlite.filter(isLazy)).toEqual([]);
@@ -189,6 +196,9 @@ process.stdout.write(JSON.stringify(seen));
       expect(seen.postgres).toContain('pg');
       expect(seen.postgres).not.toContain('hono');
       expect(seen.postgres).not.toContain('@modelcontextprotocol/sdk');
+      // The built-in tools are built (their schemas compiled by Ajv) when first used.
+      expect(seen.postgres).not.toContain('ajv');
+      expect(seen.tools).toContain('ajv');
     },
   );
 
