@@ -17,7 +17,6 @@ const KNOWN_OVER_LIMIT = new Set([
   'packages/wardrik/src/runtime/run-driver.ts',
   'packages/wardrik/src/runtime/tool-resolver.ts',
   'packages/wardrik/src/store/postgres/postgres-store.ts',
-  'packages/wardrik/src/store/memory-store.ts',
   'packages/wardrik/src/store/postgres/batch-write.ts',
   'packages/wardrik/src/store/postgres/migrations.ts',
 ]);

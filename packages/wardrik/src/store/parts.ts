@@ -135,6 +135,7 @@ export function delegate<Instance, Part extends { [K in keyof Listed]: Method },
   names: Listed,
 ): void {
   for (const name of Object.keys(names as object) as Array<keyof Listed & string>) {
+    if (Object.hasOwn(Class.prototype, name)) throw new Error(`${Class.name} has a ${name} of its own already`);
     Object.defineProperty(Class.prototype, name, {
       value: function (this: Instance, ...args: unknown[]) {
         return partOf(this)[name](...args);

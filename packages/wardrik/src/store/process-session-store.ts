@@ -18,6 +18,8 @@ export interface SessionHost {
   check(): void;
   /** The status of a run's row, or undefined if it has none. */
   runStatus(runId: string): RunStatus | undefined;
+  /** Told of a session deleted (its artifacts go with it). */
+  deleted?(sessionId: string): void;
 }
 
 /** Sessions and state kept in this process's memory (the memory store's). */
@@ -64,6 +66,7 @@ export class ProcessSessionStore implements SessionStore {
     if (!this.#sessions.delete(id)) return false;
     this.#runs.delete(id);
     this.#state.delete(`session:${id}`);
+    this.#host.deleted?.(id);
     return true;
   }
 

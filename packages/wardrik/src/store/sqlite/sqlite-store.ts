@@ -1,19 +1,13 @@
 import type { StoreError } from '../../errors.js';
-import type { ArtifactStore } from '../artifact-store.js';
-import type { AuthStore } from '../auth-store.js';
-import type { MemoryIndex } from '../memory-index.js';
-import type { OAuthStore } from '../oauth-store.js';
 import {
   ARTIFACT_METHODS,
   AUTH_METHODS,
   delegate,
   LEASE_METHODS,
-  type LeaseMethods,
   MEMORY_METHODS,
   OAUTH_METHODS,
   RETENTION_METHODS,
   RUN_METHODS,
-  type RunMethods,
   SESSION_METHODS,
   WORKER_METHODS,
 } from '../parts.js';
@@ -21,10 +15,8 @@ import { ProcessLeaseStore } from '../process-lease-store.js';
 import { ProcessLeases } from '../process-leases.js';
 import { ProcessSweepLock } from '../process-sweep-lock.js';
 import { ProcessWorkerStore } from '../process-worker-store.js';
-import type { RetentionStore } from '../retention-store.js';
 import type { CommitStats } from '../run-store.js';
-import type { SessionStore } from '../session-store.js';
-import type { WorkerStore } from '../worker-store.js';
+import type { Store } from '../store.js';
 import { SqliteArtifactStore } from './sqlite-artifacts.js';
 import { SqliteAuth } from './sqlite-auth.js';
 import { SqliteExecutor, type SqliteStoreOptions, type SqliteStoreStats } from './sqlite-executor.js';
@@ -37,16 +29,7 @@ import { SqliteSessionStore } from './sqlite-sessions.js';
 export type { SqliteStoreOptions, SqliteStoreStats } from './sqlite-executor.js';
 
 /** The methods of each store interface, each forwarded to the part that implements it (see `delegate`). */
-export interface SqliteStore
-  extends RunMethods,
-    LeaseMethods,
-    AuthStore,
-    WorkerStore,
-    SessionStore,
-    MemoryIndex,
-    ArtifactStore,
-    RetentionStore,
-    OAuthStore {}
+export interface SqliteStore extends Store {}
 
 /**
  * The embedded store: one SQLite file (WAL, `synchronous=FULL` by default) through better-sqlite3.
@@ -79,6 +62,7 @@ export interface SqliteStore
  * await store.close();
  * ```
  */
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface above names the methods its static block gives it (delegate)
 export class SqliteStore {
   /** The file's path. */
   readonly path: string;
