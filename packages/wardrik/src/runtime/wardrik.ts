@@ -760,21 +760,25 @@ export class Wardrik {
         }
         return;
       }
-      const current = driver.state.parks.get(parkId);
-      if (current?.status !== 'open') {
-        throw new ParkAlreadyAnsweredError(
-          `park ${parkId} is ${current?.status ?? 'unknown'}: it takes one answer only`,
-        );
+      // Settled however the answer goes: a driver loaded for it is driven on, or rested again.
+      try {
+        const current = driver.state.parks.get(parkId);
+        if (current?.status !== 'open') {
+          throw new ParkAlreadyAnsweredError(
+            `park ${parkId} is ${current?.status ?? 'unknown'}: it takes one answer only`,
+          );
+        }
+        if (current.callHash !== options.callHash) {
+          throw new StaleParkAnswerError(`park ${parkId} now holds another call than the one answered; look at it again`);
+        }
+        await this.#guardDriver(driver, driver.answer(park, checked, by));
+        if (park.kind === 'input') this.#workQuestions.answered(park.id, checked);
+        if (checked.type === 'approve' && checked.remember === 'agent' && current.call) {
+          await this.#rememberForAgent(current, by);
+        }
+      } finally {
+        if (!driver.lease || this.#ownership.holds(driver.lease)) this.#afterLockedWrite(driver);
       }
-      if (current.callHash !== options.callHash) {
-        throw new StaleParkAnswerError(`park ${parkId} now holds another call than the one answered; look at it again`);
-      }
-      await this.#guardDriver(driver, driver.answer(park, checked, by));
-      if (park.kind === 'input') this.#workQuestions.answered(park.id, checked);
-      if (checked.type === 'approve' && checked.remember === 'agent' && current.call) {
-        await this.#rememberForAgent(current, by);
-      }
-      this.#afterLockedWrite(driver);
     });
     // A person answered a wait on a child run in its stead: the child is no longer waited for.
     if (!carried) this.#cancelChild(park.handle, `a person (${by}) answered its parent's wait instead`);
