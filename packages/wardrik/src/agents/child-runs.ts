@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type Answer, type ExternalOutcome, error, type Label, ok, started } from '@wardrik/core';
 import type { Budget, ParentLink, StateWrite } from '../journal/records.js';
-import type { RunResult } from '../runtime/wardrik.js';
+import type { RunResult } from '../runtime/run-result.js';
 
 /** The handle of the `external` park a parent waits on while its child run is parked. */
 export function childHandle(childRunId: string): string {

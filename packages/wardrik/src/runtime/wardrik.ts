@@ -6,7 +6,6 @@ import {
   type InputQuestion,
   type InputReply,
   type Label,
-  type Measures,
   mergeLabels,
 } from '@wardrik/core';
 import { type Agent, checkBudget } from '../agent.js';
@@ -54,7 +53,6 @@ import {
   type RunFilter,
   type RunRow,
   type RunSignal,
-  type RunStatus,
   type Store,
 } from '../store/store.js';
 import { type HubOptions, WorkerHub } from '../workers/worker-hub.js';
@@ -75,6 +73,7 @@ import { checkRetention, type RetentionOptions } from './retention-rules.js';
 import { Retention } from './retention-sweep.js';
 import { type DriveOutcome, type DriverDeps, RunDriver } from './run-driver.js';
 import { RunLocks } from './run-locks.js';
+import type { RunResult } from './run-result.js';
 import { RunWaiters } from './run-waiters.js';
 import { type ArtifactOptions, type MemoryOptions, Services } from './services.js';
 import { type SessionDetails, Sessions, type StateChanges } from './sessions.js';
@@ -177,19 +176,7 @@ export interface StartOptions {
   readonly durable?: boolean;
 }
 
-/** Where a run stands when its caller hears of it: ended, or parked waiting for a person. */
-export interface RunResult {
-  readonly runId: string;
-  readonly status: RunStatus;
-  /** The final answer, when completed. It carries `labels`. */
-  readonly output?: string;
-  readonly error?: string;
-  /** Every label the run has seen. */
-  readonly labels: readonly Label[];
-  readonly measures: Measures;
-  /** The open parks, when parked. */
-  readonly parks: readonly ParkRow[];
-}
+export type { RunResult } from './run-result.js';
 
 /** A run with its journal. */
 export interface RunDetails extends RunRow {
@@ -769,7 +756,9 @@ export class Wardrik {
           );
         }
         if (current.callHash !== options.callHash) {
-          throw new StaleParkAnswerError(`park ${parkId} now holds another call than the one answered; look at it again`);
+          throw new StaleParkAnswerError(
+            `park ${parkId} now holds another call than the one answered; look at it again`,
+          );
         }
         await this.#guardDriver(driver, driver.answer(park, checked, by));
         if (park.kind === 'input') this.#workQuestions.answered(park.id, checked);
