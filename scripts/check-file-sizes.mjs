@@ -16,7 +16,6 @@ const KNOWN_OVER_LIMIT = new Set([
   'packages/wardrik/src/runtime/wardrik.ts',
   'packages/wardrik/src/runtime/run-driver.ts',
   'packages/wardrik/src/runtime/tool-resolver.ts',
-  'packages/wardrik/src/store/postgres/postgres-store.ts',
   'packages/wardrik/src/store/postgres/batch-write.ts',
   'packages/wardrik/src/store/postgres/migrations.ts',
 ]);

@@ -11,7 +11,7 @@ import { advice, sqliteFailure } from './sqlite-errors.js';
 import { type SyncFile, WalSync } from './wal-sync.js';
 import { prepareWriteStatements, runWriteOps } from './write-ops.js';
 
-/** Options of {@link sqliteStore}. */
+/** Options of `sqliteStore` (`SqliteStore`). */
 export interface SqliteStoreOptions {
   /**
    * `full` (default): a commit is on disk when it returns, even across a power loss.
