@@ -11,9 +11,32 @@ export interface CallSample {
   readonly measures: Measures;
 }
 
+/** What a model that answers calls' sampling itself is asked (see `SAMPLES_FOR_RUN`). */
+export interface RunSampleRequest {
+  /** The run whose call asks. */
+  readonly runId: string;
+  /** The request, checked. */
+  readonly request: SampleRequest;
+  readonly signal: AbortSignal;
+}
+
+/**
+ * The method by which a model answers a call's sampling itself, knowing the run, instead of
+ * `generate`: the MCP gateway's model hands it to the MCP client that made the call. Only
+ * Wardrik's own models have it; it is not part of the public `Model`.
+ */
+export const SAMPLES_FOR_RUN: unique symbol = Symbol('wardrik.samplesForRun');
+
+/** A model with `SAMPLES_FOR_RUN`. */
+export interface RunSampler {
+  [SAMPLES_FOR_RUN](input: RunSampleRequest): Promise<CallSample>;
+}
+
 /** Everything one sample needs. */
 export interface SampleInput {
   readonly model: Model;
+  /** The run whose call asks (a model with `SAMPLES_FOR_RUN` is given it). */
+  readonly runId?: string;
   readonly request: SampleRequest;
   /** Which model step of the run the call belongs to. */
   readonly step: number;
@@ -25,13 +48,18 @@ export interface SampleInput {
 /**
  * Asks the agent's model on a call's behalf (`ToolContext.sample`): the request is checked
  * (text only), refused once the run's budget is reached, and what it cost is returned for the
- * call to report, so that it counts in the run's measures and budget like any model step.
+ * call to report, so that it counts in the run's measures and budget like any model step. A model
+ * with `SAMPLES_FOR_RUN` (the MCP gateway's) answers through it rather than `generate`.
  */
 export async function sampleForCall(input: SampleInput): Promise<CallSample> {
   const request = checkSampleRequest(input.request);
   const limit = input.budgetReached();
   if (limit) throw new InvalidInputError(`sample: the run's budget is reached (${limit}); the model was not asked`);
   input.signal.throwIfAborted();
+  const own = (input.model as Partial<RunSampler>)[SAMPLES_FOR_RUN];
+  if (own && input.runId !== undefined) {
+    return own.call(input.model, { runId: input.runId, request, signal: input.signal });
+  }
   const messages: Message[] = request.messages.map((message) =>
     message.role === 'user'
       ? { role: 'user', content: message.text }

@@ -675,6 +675,7 @@ export class RunDriver {
         sample: (request, signal) =>
           sampleForCall({
             model: this.#agent.model,
+            runId: this.runId,
             request,
             step: this.state.steps,
             signal,
