@@ -105,6 +105,17 @@ const tools = [
         },
       }),
   }),
+  tool({
+    name: 'test_sampling',
+    description: 'Asks the caller’s model (sampling/createMessage) to answer the prompt given.',
+    schema: { prompt: { type: 'string', required: true, doc: 'The prompt to send to the LLM' } },
+    annotations: { readOnly: true },
+    run: async ({ prompt }, context) => {
+      // Over MCP the gateway asks the client that called; its answer is labelled `outside`.
+      const { text } = await context.sample({ messages: [{ role: 'user', text: prompt as string }], maxTokens: 100 });
+      return `LLM response: ${text}`;
+    },
+  }),
   asks(
     'test_elicitation_sep1034_defaults',
     'Asks the caller for fields that have defaults (SEP-1034).',

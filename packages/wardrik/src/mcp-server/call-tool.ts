@@ -10,7 +10,8 @@ import { can } from '../auth/permissions.js';
 import type { Principal } from '../auth/types.js';
 import { InvalidInputError, SessionBusyError, SessionNotFoundError } from '../errors.js';
 import type { Wardrik } from '../runtime/wardrik.js';
-import { gatewayInput, gatewayOf } from './gateway-agent.js';
+import { mcpClientSampler } from './client-sampling.js';
+import { gatewayInput, gatewayOf, gatewaySamplers } from './gateway-agent.js';
 import { AGENT_INPUT_SCHEMA, findOffered, GATEWAY_SEPARATOR, type OfferedTool, offeredTools } from './offered-tools.js';
 import {
   type Extra,
@@ -49,6 +50,9 @@ export async function callTool(
   if (problems)
     return { content: [{ type: 'text', text: `Invalid arguments for tool ${name}: ${problems}` }], isError: true };
   const asTask = request.params.task !== undefined;
+  // A gateway call's sampling (`context.sample`) asks this client, on this request's stream, while
+  // the request waits for the run (not a task's: its request is answered at once).
+  const starting = tool.type === 'gateway' && !asTask ? gatewaySamplers(tool.agent)?.starting() : undefined;
   let runId: string;
   try {
     // A call answered only once its run ends (not a task) hands out nothing before then: its start
@@ -56,6 +60,7 @@ export async function callTool(
     // at once, so its run is on disk first.
     runId = await startRun(wardrik, tool, args, principal, { durable: asTask });
   } catch (thrown) {
+    starting?.abandon();
     if (
       InvalidInputError.isInstance(thrown) ||
       SessionNotFoundError.isInstance(thrown) ||
@@ -90,10 +95,15 @@ export async function callTool(
   };
   extra.signal.addEventListener('abort', onAbort, { once: true });
   if (extra.signal.aborted) onAbort();
+  const detach = starting?.attach(
+    runId,
+    mcpClientSampler(session.server, extra, { tool: name, timeoutMs: context.elicitationTimeoutMs }),
+  );
   let settled: Settled;
   try {
     settled = await settleRun({ ...options, runId, afterSeq: 0, startedHere: true });
   } finally {
+    detach?.();
     extra.signal.removeEventListener('abort', onAbort);
   }
   return resultOf(

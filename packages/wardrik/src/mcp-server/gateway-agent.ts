@@ -1,5 +1,7 @@
 import { type Agent, defineAgent } from '../agent.js';
 import type { Message, Model, ModelRequest, ModelResponse } from '../model/model.js';
+import { type CallSample, type RunSampleRequest, type RunSampler, SAMPLES_FOR_RUN } from '../runtime/call-sampling.js';
+import { ClientSamplers } from './client-sampling.js';
 
 /** What a gateway agent's name adds to its agent's: `support` → `support.gateway`. */
 export const GATEWAY_SUFFIX = '.gateway';
@@ -19,16 +21,23 @@ export interface GatewayCall {
  * The "model" of a gateway agent: no model at all. Its first step calls the tool the run's input
  * names with the arguments given; its second ends the run with that call's answer. Nothing it
  * does depends on anything but the input and the answer, so a run recovered on another node
- * makes the same steps.
+ * makes the same steps. A call that samples (`context.sample`) asks the MCP client waiting on the
+ * run (see `ClientSamplers`): the gateway's "model" is its caller's.
  */
-export class GatewayModel implements Model {
+export class GatewayModel implements Model, RunSampler {
   readonly id = GATEWAY_MODEL_ID;
   readonly provider = 'wardrik';
   /** The agent whose tools this gateway offers. */
   readonly agent: string;
+  /** The MCP clients that calls of this gateway's runs ask to sample. */
+  readonly samplers = new ClientSamplers();
 
   constructor(agent: string) {
     this.agent = agent;
+  }
+
+  [SAMPLES_FOR_RUN](input: RunSampleRequest): Promise<CallSample> {
+    return this.samplers.sample(input);
   }
 
   async generate(request: ModelRequest): Promise<ModelResponse> {
@@ -90,6 +99,11 @@ export function gatewayAgentName(agent: string): string {
 /** The agent a gateway agent offers the tools of, or undefined for any other agent. */
 export function gatewayOf(agent: Agent): string | undefined {
   return agent.model instanceof GatewayModel ? agent.model.agent : undefined;
+}
+
+/** The MCP clients a gateway agent's calls ask to sample, or undefined for any other agent. */
+export function gatewaySamplers(agent: Agent): ClientSamplers | undefined {
+  return agent.model instanceof GatewayModel ? agent.model.samplers : undefined;
 }
 
 /** The input of a gateway run: the call as JSON. */
