@@ -85,6 +85,9 @@ export class OutboundWebSocketTransport implements Transport {
   #resolveListed: ((listing: WardrikListing | undefined) => void) | undefined;
   /** Ids of `tools/list` requests from Wardrik not answered yet. */
   readonly #listRequests = new Set<string | number>();
+  /** Ids of Wardrik's `tasks/result` requests not answered yet (a task's questions come on them). */
+  readonly #taskResultRequests = new Set<string | number>();
+  readonly #isTaskResult = (requestId: string | number) => this.#taskResultRequests.has(requestId);
   #listedTimer: NodeJS.Timeout | undefined;
   /** Frames that arrived before `start()`; `null` stands for a binary frame. */
   readonly #pending: (string | null)[] = [];
@@ -169,7 +172,7 @@ export class OutboundWebSocketTransport implements Transport {
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     if (this.#socket.readyState !== OPEN) throw new Error('Not connected: the WebSocket to Wardrik is not open');
-    const related = relateQuestion(message, options?.relatedRequestId);
+    const related = relateQuestion(message, options?.relatedRequestId, this.#isTaskResult);
     if (related.type === 'refused') {
       // Answered here, as Wardrik would: it cannot tell which call the question is for.
       queueMicrotask(() => this.onmessage?.(related.answer));
@@ -193,8 +196,10 @@ export class OutboundWebSocketTransport implements Transport {
     await new Promise<void>((resolve, reject) => {
       this.#socket.send(text, (error) => (error ? reject(error) : resolve()));
     });
-    if ('id' in message && message.id !== undefined && !('method' in message) && this.#listRequests.delete(message.id))
-      this.#listAnswered();
+    if ('id' in message && message.id !== undefined && !('method' in message)) {
+      this.#taskResultRequests.delete(message.id);
+      if (this.#listRequests.delete(message.id)) this.#listAnswered();
+    }
   }
 
   /** A `tools/list` was answered: if Wardrik does not say it listed the tools in time, take it as done. */
@@ -264,6 +269,13 @@ export class OutboundWebSocketTransport implements Transport {
           return;
         }
         if (message.method === 'tools/list' && 'id' in message) this.#listRequests.add(message.id);
+        else if (message.method === 'tasks/result' && 'id' in message) this.#taskResultRequests.add(message.id);
+        else if (message.method === 'notifications/cancelled' && !('id' in message)) {
+          // Wardrik stopped waiting for the request (the SDK answers nothing to a cancelled one).
+          const requestId = message.params?.['requestId'];
+          if (typeof requestId === 'string' || typeof requestId === 'number')
+            this.#taskResultRequests.delete(requestId);
+        }
       }
       this.onmessage?.(message);
       return;
@@ -309,6 +321,7 @@ export class OutboundWebSocketTransport implements Transport {
     if (this.#heartbeat) clearInterval(this.#heartbeat);
     clearTimeout(this.#listedTimer);
     this.#listRequests.clear();
+    this.#taskResultRequests.clear();
     this.#pending.length = 0;
     try {
       this.onclose?.();

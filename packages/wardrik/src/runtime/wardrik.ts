@@ -1309,7 +1309,13 @@ export class Wardrik {
     }
     // Worker tools' MCP tasks: followed again through their principal's workers as they connect.
     const workerTasks = handles.filter((handle) => handle.startsWith('workers/'));
-    if (completeExternal && workerTasks.length > 0) this.workers.resume({ handles: workerTasks, completeExternal });
+    if (completeExternal && workerTasks.length > 0) {
+      this.workers.resume({
+        handles: workerTasks,
+        completeExternal,
+        requestInputFor: (handle, question, options) => this.requestInputFor(handle, question, options),
+      });
+    }
   }
 
   /**

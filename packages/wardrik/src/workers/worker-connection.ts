@@ -13,6 +13,9 @@ import {
   QUESTION_METHODS,
   type QuestionAnswer,
   RELATED_CALL_META,
+  relatedTaskOf,
+  type TaskAsker,
+  taskQuestionRefused,
   unrelatedQuestion,
 } from './worker-questions.js';
 
@@ -67,6 +70,11 @@ export interface ConnectionOptions {
   readonly sampling?: boolean;
   /** The worker said an MCP task's status changed (`notifications/tasks/status`). */
   readonly onTaskStatus?: (connection: WorkerConnection, taskId: string) => void;
+  /**
+   * Who answers what the worker asks for one of its MCP tasks (`_meta['io.modelcontextprotocol/related-task']`)
+   * now: the run waiting for the task, while it waits for input. None: such questions are refused.
+   */
+  readonly taskAsker?: (connection: WorkerConnection, taskId: string) => TaskAsker | undefined;
   readonly log: (message: string) => void;
 }
 
@@ -90,7 +98,8 @@ const CLOSE_GRACE_MS = 2_000;
  * `notifications/tools/list_changed`), `tools/call` with `_meta`, `notifications/cancelled`, `ping`;
  * and, once each listing is registered, `notifications/wardrik/listed` (Wardrik's own). It answers
  * the worker's `elicitation/create` and `sampling/createMessage` sent during a call (see
- * `ToolCall.asker`).
+ * `ToolCall.asker`), and its `elicitation/create` for an MCP task that waits for input (see
+ * `ConnectionOptions.taskAsker`).
  * Bad frames get protocol errors; a worker that keeps misbehaving or stops answering pings is
  * disconnected, and its calls in flight are lost.
  *
@@ -204,13 +213,15 @@ export class WorkerConnection {
   /**
    * Asks the worker about an MCP task it created (`tasks/get`, `tasks/result`, `tasks/cancel`):
    * its answer, its JSON-RPC error (with the code: -32602 when it does not know the task), or lost.
+   * Aborting `signal` stops waiting (the worker gets `notifications/cancelled`; the reply is lost).
    */
   askAboutTask(
     method: 'tasks/get' | 'tasks/result' | 'tasks/cancel',
     taskId: string,
     timeoutMs: number,
+    signal?: AbortSignal,
   ): Promise<Reply> {
-    return this.#request(method, { taskId }, timeoutMs);
+    return this.#request(method, { taskId }, timeoutMs, signal);
   }
 
   /** A call stopped waiting (cancelled or timed out): tell the worker, and drop its late answer. */
@@ -290,19 +301,30 @@ export class WorkerConnection {
     if (reply.type === 'lost' && !this.#closed) this.close(1011, 'the worker stopped answering pings');
   }
 
-  #request(method: string, params: Record<string, unknown>, timeoutMs: number): Promise<Reply> {
+  #request(method: string, params: Record<string, unknown>, timeoutMs: number, signal?: AbortSignal): Promise<Reply> {
     if (this.#closed) return Promise.resolve({ type: 'lost', reason: 'the worker disconnected' });
+    if (signal?.aborted) return Promise.resolve({ type: 'lost', reason: `${method} was stopped before it was sent` });
     const id = this.#nextId++;
     return new Promise<Reply>((resolve) => {
       const timer = setTimeout(() => {
         if (!this.#pending.delete(id)) return;
         this.#forget(id);
+        signal?.removeEventListener('abort', onAbort);
         resolve({ type: 'lost', reason: `no answer to ${method} within ${timeoutMs} ms` });
       }, timeoutMs);
+      const onAbort = () => {
+        if (!this.#pending.delete(id)) return;
+        clearTimeout(timer);
+        this.#forget(id);
+        this.#notify('notifications/cancelled', { requestId: id, reason: 'Wardrik stopped waiting for it' });
+        resolve({ type: 'lost', reason: `Wardrik stopped waiting for ${method}` });
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
       this.#pending.set(id, {
         method,
         settle: (reply) => {
           clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
           resolve(reply);
         },
       });
@@ -426,6 +448,11 @@ export class WorkerConnection {
   #question(id: JsonRpcId, method: string, params: Record<string, unknown> | undefined): void {
     const meta = params?.['_meta'];
     const related = isRecord(meta) ? meta[RELATED_CALL_META] : undefined;
+    const taskId = isRecord(meta) && related === undefined ? relatedTaskOf(meta) : undefined;
+    if (taskId !== undefined && !this.#questions.has(id)) {
+      this.#taskQuestion(id, method, params, taskId);
+      return;
+    }
     const call = typeof related === 'number' || typeof related === 'string' ? this.#pending.get(related) : undefined;
     if (!(call instanceof PendingCall) || this.#questions.has(id)) {
       const answer = this.#questions.has(id)
@@ -456,6 +483,32 @@ export class WorkerConnection {
       sampling: this.#options.sampling === true,
     }).then((answer) => {
       answered();
+      if (this.#questions.get(id) !== withdrawn) return;
+      this.#questions.delete(id);
+      this.#answer(id, answer);
+    });
+  }
+
+  /**
+   * The worker asks something for one of its MCP tasks (`_meta['io.modelcontextprotocol/related-task']`):
+   * answered through the run waiting for the task while it waits for input (`taskAsker`), else
+   * refused at once, saying why. Sampling is never answered for a task.
+   */
+  #taskQuestion(id: JsonRpcId, method: string, params: Record<string, unknown> | undefined, taskId: string): void {
+    const waiting = method === 'elicitation/create' ? this.#options.taskAsker?.(this, taskId) : undefined;
+    if (!waiting || waiting.signal.aborted) {
+      const answer = taskQuestionRefused(method, taskId);
+      this.#options.log(`worker ${this.principal.name}: ${'error' in answer ? answer.error.message : ''}`);
+      this.#answer(id, answer);
+      return;
+    }
+    const withdrawn = new AbortController();
+    this.#questions.set(id, withdrawn);
+    void answerWorkerQuestion(method, params, {
+      asker: waiting.asker,
+      signal: AbortSignal.any([waiting.signal, withdrawn.signal]),
+      sampling: false,
+    }).then((answer) => {
       if (this.#questions.get(id) !== withdrawn) return;
       this.#questions.delete(id);
       this.#answer(id, answer);

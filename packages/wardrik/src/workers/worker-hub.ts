@@ -7,6 +7,7 @@ import {
   type McpTool,
   META,
   mcpResultToAnswer,
+  type RequestInputFor,
   type Tool,
   type ToolContext,
 } from '@wardrik/core';
@@ -201,7 +202,12 @@ export class WorkerHub implements UnpinnedDefinitionSource {
    * `workers/PRINCIPAL_ID/TASK_ID`; other handles are ignored), through the workers of each task's
    * principal as they connect. Returns at once.
    */
-  resume(waiting: { readonly handles: readonly string[]; readonly completeExternal: CompleteExternal }): void {
+  resume(waiting: {
+    readonly handles: readonly string[];
+    readonly completeExternal: CompleteExternal;
+    /** Asks a person for a task that needs input (the runtime's `requestInputFor`); none: such a task is cancelled. */
+    readonly requestInputFor?: RequestInputFor;
+  }): void {
     this.#tasks.resume(waiting);
   }
 
@@ -220,6 +226,7 @@ export class WorkerHub implements UnpinnedDefinitionSource {
         this.#changed();
       },
       onTaskStatus: (_connection, taskId) => this.#tasks.statusChanged(taskId),
+      taskAsker: (connection, taskId) => this.#tasks.askerFor(connection.principal.id, taskId),
       onClose: (closed, reason) => {
         this.#connections.delete(closed.id);
         this.#unbuilt.delete(closed.id);

@@ -16,8 +16,52 @@ import { RPC } from '@wardrik/core/wire';
  */
 export const RELATED_CALL_META = 'wardrik/related-call';
 
+/**
+ * MCP's `_meta` key of a request a server sends for one of its tasks (`{ taskId }`): the MCP SDK
+ * sets it on what a task handler sends with `{ relatedTask }`.
+ */
+export const RELATED_TASK_META = 'io.modelcontextprotocol/related-task';
+
 /** What a worker may ask during a call, and of whom: the call's context (see `ToolContext`). */
 export type CallAsker = Pick<ToolContext, 'requestInput' | 'sample'>;
+
+/**
+ * Who answers what a worker asks for one of its MCP tasks while the task waits for input: the run
+ * waiting for the task (its `requestInputFor`), until `signal` aborts.
+ */
+export interface TaskAsker {
+  readonly asker: CallAsker;
+  readonly signal: AbortSignal;
+}
+
+/** The task a request's `_meta` names (`io.modelcontextprotocol/related-task`), if it names one. */
+export function relatedTaskOf(meta: Readonly<Record<string, unknown>>): string | undefined {
+  const related = meta[RELATED_TASK_META];
+  const taskId = isRecord(related) ? related['taskId'] : undefined;
+  return typeof taskId === 'string' && taskId !== '' ? taskId : undefined;
+}
+
+/**
+ * The error answer for a question a worker asks for one of its tasks that nobody here passes on:
+ * sampling (answered during a call only), or a task no run on this node is waiting on for input.
+ */
+export function taskQuestionRefused(method: string, taskId: string): QuestionAnswer {
+  const at = `params._meta['${RELATED_TASK_META}']`;
+  if (method !== 'elicitation/create') {
+    return {
+      error: {
+        code: REFUSED,
+        message: `${method}: ${at}: Wardrik answers ${method} only during a tools/call, not for an MCP task (task ${JSON.stringify(taskId)})`,
+      },
+    };
+  }
+  return {
+    error: {
+      code: RPC.invalidParams,
+      message: `${method}: ${at}: nothing on this node waits for input for task ${JSON.stringify(taskId)} of this worker's principal (Wardrik passes a task's questions to a person while the task is input_required and Wardrik waits on its tasks/result; ask again from there)`,
+    },
+  };
+}
 
 /** What answers a worker's question: a JSON-RPC result or error. */
 export type QuestionAnswer =

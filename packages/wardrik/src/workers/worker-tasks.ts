@@ -1,5 +1,12 @@
 import type { CallToolResult, GetTaskResult, Task } from '@modelcontextprotocol/sdk/types.js';
-import { type Answer, type CompleteExternal, error, mcpResultToAnswer, type ToolContext } from '@wardrik/core';
+import {
+  type Answer,
+  type CompleteExternal,
+  error,
+  mcpResultToAnswer,
+  type RequestInputFor,
+  type ToolContext,
+} from '@wardrik/core';
 import { isJsonObject } from '@wardrik/core/wire';
 import { CONNECTION_CLOSED } from '../toolsets/describe-failure.js';
 import type { TaskRequestOptions } from '../toolsets/mcp-server-connection.js';
@@ -7,6 +14,7 @@ import { taskStarted } from '../toolsets/mcp-task-call.js';
 import { McpTaskWatcher, type TaskHolder } from '../toolsets/mcp-task-watcher.js';
 import type { Reply } from './pending-call.js';
 import type { CallMeta, WorkerConnection } from './worker-connection.js';
+import type { TaskAsker } from './worker-questions.js';
 
 /** Handles of runs waiting for a worker's MCP task: `workers/PRINCIPAL_ID/TASK_ID`. */
 export const WORKER_TASK_PREFIX = 'workers/';
@@ -58,6 +66,11 @@ export interface WorkerTaskCall {
  * deadline is the task's ttl). Once every worker of the principal says it does not know the task,
  * and none is connected to another node, the model is told the task is gone.
  *
+ * A task that turns `input_required` asks a person: while Wardrik waits on its `tasks/result`,
+ * the `elicitation/create` the worker sends for it (`_meta['io.modelcontextprotocol/related-task']`)
+ * is asked through `requestInputFor` (an `input` park of the call that started the task, in the
+ * run waiting for it; see `askerFor`), and the reply goes back to the worker.
+ *
  * @example
  * ```ts
  * const tasks = new WorkerTasks({ localWorkers: () => connections.values(), elsewhere: () => false, timeoutMs: 60_000, log })
@@ -73,6 +86,8 @@ export class WorkerTasks {
   readonly #where = new Map<string, string>();
   /** Tasks whose principal has no worker here, logged once until one answers again. */
   readonly #absent = new Set<string>();
+  /** Who answers what the workers ask for each task waiting for input, by `PRINCIPAL_ID/TASK_ID`. */
+  readonly #askers = new Map<string, TaskAsker>();
 
   constructor(deps: WorkerTasksDeps) {
     this.#deps = deps;
@@ -129,6 +144,7 @@ export class WorkerTasks {
           taskId: created.taskId,
           handle,
           completeExternal: this.#delivering(created.taskId, context.completeExternal),
+          requestInputFor: context.requestInputFor,
           mcpName: call.name,
           ...(created.pollInterval === undefined ? {} : { pollIntervalMs: created.pollInterval }),
         });
@@ -138,9 +154,14 @@ export class WorkerTasks {
 
   /**
    * Follows again, after a restart, the worker tasks runs still wait for (handles
-   * `workers/PRINCIPAL_ID/TASK_ID`; others are ignored). Returns at once.
+   * `workers/PRINCIPAL_ID/TASK_ID`; others are ignored). Returns at once. Without
+   * `requestInputFor`, a task that asks for input is cancelled (nobody can be asked).
    */
-  resume(waiting: { readonly handles: readonly string[]; readonly completeExternal: CompleteExternal }): void {
+  resume(waiting: {
+    readonly handles: readonly string[];
+    readonly completeExternal: CompleteExternal;
+    readonly requestInputFor?: RequestInputFor | undefined;
+  }): void {
     let resumed = 0;
     for (const handle of waiting.handles) {
       const parsed = parseHandle(handle);
@@ -150,10 +171,21 @@ export class WorkerTasks {
         taskId: parsed.taskId,
         handle,
         completeExternal: this.#delivering(parsed.taskId, waiting.completeExternal),
+        ...(waiting.requestInputFor === undefined ? {} : { requestInputFor: waiting.requestInputFor }),
       });
       resumed += 1;
     }
     if (resumed > 0) this.#deps.log(`workers: following ${resumed} MCP tasks again`);
+  }
+
+  /**
+   * Who answers what a worker of principal `principalId` asks for task `taskId` now: the run
+   * waiting for the task while it waits for input (its `tasks/result` pending), else nobody. A
+   * worker of another principal is never answered for the task.
+   */
+  askerFor(principalId: string, taskId: string): TaskAsker | undefined {
+    const waiting = this.#askers.get(`${principalId}/${taskId}`);
+    return waiting === undefined || waiting.signal.aborted ? undefined : waiting;
   }
 
   /** A worker said a task's status changed: ask about it now. */
@@ -196,12 +228,23 @@ export class WorkerTasks {
     }
     this.#absent.delete(taskId);
     const ask = (method: 'tasks/get' | 'tasks/result' | 'tasks/cancel', options: TaskRequestOptions) =>
-      this.#ask(principalId, taskId, method, options.timeoutMs);
+      this.#ask(principalId, taskId, method, options);
     return {
       getTask: async (_taskId, options) => readGetTask(await ask('tasks/get', options)),
       getTaskResult: async (_taskId, options) => (await ask('tasks/result', options)) as CallToolResult,
       cancelTask: async (_taskId, options) => {
         await ask('tasks/cancel', options).catch(() => {});
+      },
+      answerTaskRequests: (_taskId, asker, signal) => {
+        const key = `${principalId}/${taskId}`;
+        const waiting = { asker, signal };
+        this.#askers.set(key, waiting);
+        const stop = () => {
+          signal.removeEventListener('abort', stop);
+          if (this.#askers.get(key) === waiting) this.#askers.delete(key);
+        };
+        signal.addEventListener('abort', stop, { once: true });
+        return stop;
       },
     };
   }
@@ -224,12 +267,13 @@ export class WorkerTasks {
     principalId: string,
     taskId: string,
     method: 'tasks/get' | 'tasks/result' | 'tasks/cancel',
-    timeoutMs: number,
+    options: TaskRequestOptions,
   ): Promise<unknown> {
     let unknown: Reply | undefined;
     let lost: Reply | undefined;
     for (const worker of this.#workersOf(principalId, taskId)) {
-      const reply = await worker.askAboutTask(method, taskId, timeoutMs);
+      if (options.signal?.aborted) break;
+      const reply = await worker.askAboutTask(method, taskId, options.timeoutMs, options.signal);
       if (reply.type === 'result') {
         this.#where.set(taskId, worker.id);
         return reply.result;
@@ -238,6 +282,7 @@ export class WorkerTasks {
       else if (reply.code === INVALID_PARAMS) unknown = reply;
       else throw rpcError(reply.code ?? INTERNAL_ERROR, `worker ${worker.principal.name}: ${reply.message}`);
     }
+    if (options.signal?.aborted) throw rpcError(CONNECTION_CLOSED, `Wardrik stopped waiting for ${method}`);
     if (lost?.type === 'lost') throw rpcError(CONNECTION_CLOSED, lost.reason);
     if (unknown?.type === 'error' && !this.#deps.elsewhere(principalId)) {
       throw rpcError(INVALID_PARAMS, `every worker of its principal says so: ${unknown.message}`);
