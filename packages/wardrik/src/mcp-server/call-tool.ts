@@ -10,8 +10,8 @@ import { can } from '../auth/permissions.js';
 import type { Principal } from '../auth/types.js';
 import { InvalidInputError, SessionBusyError, SessionNotFoundError } from '../errors.js';
 import type { Wardrik } from '../runtime/wardrik.js';
-import { mcpClientSampler } from './client-sampling.js';
 import { gatewayInput, gatewayOf, gatewaySamplers } from './gateway-agent.js';
+import { mcpClientSampler } from './mcp-client-sampler.js';
 import { AGENT_INPUT_SCHEMA, findOffered, GATEWAY_SEPARATOR, type OfferedTool, offeredTools } from './offered-tools.js';
 import {
   type Extra,
