@@ -22,6 +22,13 @@ export interface Command {
   readonly run: (parsed: Parsed) => Promise<number>;
 }
 
+/**
+ * What a command says of itself, without running: its name, summary, usage and options. A command
+ * whose implementation loads on demand keeps this apart, so that the implementation can name its
+ * usage without importing the command that loads it.
+ */
+export type CommandHelp = Omit<Command, 'run'>;
+
 /** `--json` and `--help`, which every command takes. */
 export const commonOptions = {
   json: { type: 'boolean' },
@@ -83,7 +90,7 @@ export function flag(parsed: Parsed, name: string): boolean {
 }
 
 /** Exactly `names.length` positional arguments, or a usage error naming what is missing or extra. */
-export function positionals(command: Command, parsed: Parsed, names: readonly string[]): string[] {
+export function positionals(command: Pick<Command, 'usage'>, parsed: Parsed, names: readonly string[]): string[] {
   const given = parsed.positionals;
   if (given.length < names.length) {
     const missing = names.slice(given.length).join(' and ');
@@ -104,7 +111,7 @@ export function positionals(command: Command, parsed: Parsed, names: readonly st
  * checks it; anything else is a usage error naming the option.
  */
 export function numberOption(
-  command: Command,
+  command: Pick<Command, 'usage'>,
   parsed: Parsed,
   name: string,
   expected: string,

@@ -26,7 +26,7 @@ export interface Connection {
  * config's `server.port` is followed), else http://127.0.0.1:4000; `--token`, else
  * `WARDRIK_TOKEN`, else the admin token in `./.wardrik/admin-token` if there is one.
  */
-export function resolveConnection(command: Command, parsed: Parsed, cwd = process.cwd()): Connection {
+export function resolveConnection(command: Pick<Command, 'usage'>, parsed: Parsed, cwd = process.cwd()): Connection {
   const rawUrl = stringOption(parsed, 'url') ?? process.env['WARDRIK_URL'] ?? savedUrl(cwd) ?? DEFAULT_URL;
   let url: URL;
   try {

@@ -8,7 +8,7 @@ import { CliError, EXIT } from '../cli-error.js';
 import type { Parsed } from '../command.js';
 import { flag, positionals, stringOption } from '../command.js';
 import { print, printJson } from '../output.js';
-import { backup } from './backup.js';
+import { BACKUP_HELP as backup } from './backup-help.js';
 
 /** Runs `wardrik backup FILE` (loaded when the command runs). */
 export async function runBackup(parsed: Parsed): Promise<number> {

@@ -1,23 +1,9 @@
-import { COMMON_HELP, type Command, commonOptions } from '../command.js';
+import type { Command } from '../command.js';
+import { BACKUP_HELP } from './backup-help.js';
 
 /** `wardrik backup FILE`: copies a SQLite store while it serves. */
 export const backup: Command = {
-  name: 'backup',
-  summary: 'copy the SQLite store to a file while it serves (PostgreSQL: pg_dump)',
-  usage: `Usage: wardrik backup FILE [--config FILE] [--store PATH]
-
-Copies the config's SQLite store (or --store PATH) to FILE while wardrik serve goes on: one
-consistent snapshot holding every run acknowledged before it began, checked, as one file (mode
-0600). FILE must not exist. To restore: stop the server, put the copy where the store was
-(removing the old -wal and -shm files beside it), start the server.
-
-A PostgreSQL store is backed up with pg_dump (see the README's Operations).
-
-Options:
-  --config FILE  the config file
-  --store PATH   the SQLite file to copy, instead of the config's store
-${COMMON_HELP}`,
-  options: { ...commonOptions, config: { type: 'string' }, store: { type: 'string' } },
+  ...BACKUP_HELP,
   async run(parsed) {
     // The implementation loads the store: only this command pays for it, not every CLI start.
     const { runBackup } = await import('./backup-run.js');

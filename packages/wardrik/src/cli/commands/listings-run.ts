@@ -10,7 +10,7 @@ import { WardrikClient } from '../client.js';
 import { flag, type Parsed, positionals, stringOption } from '../command.js';
 import { resolveConnection } from '../connection.js';
 import { print, printJson } from '../output.js';
-import { listings } from './listings.js';
+import { LISTINGS_HELP as listings } from './listings-help.js';
 
 /** One source as `wardrik listings` shows it. */
 export interface ListedSource extends ToolListing {

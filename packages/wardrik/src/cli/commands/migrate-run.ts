@@ -4,7 +4,7 @@ import { EXIT } from '../cli-error.js';
 import type { Parsed } from '../command.js';
 import { flag, positionals, stringOption } from '../command.js';
 import { print, printJson } from '../output.js';
-import { migrate } from './migrate.js';
+import { MIGRATE_HELP as migrate } from './migrate-help.js';
 
 /** Runs `wardrik migrate` (loaded when the command runs). */
 export async function runMigrate(parsed: Parsed): Promise<number> {

@@ -18,7 +18,7 @@ import type { Parsed } from '../command.js';
 import { flag, numberOption, positionals, stringOption } from '../command.js';
 import { commandHint } from '../hint.js';
 import { print, printJson } from '../output.js';
-import { serve } from './serve.js';
+import { SERVE_HELP as serve } from './serve-help.js';
 import { serveUntilStopped } from './serve-stop.js';
 
 /** Runs `wardrik serve` (loaded when the command runs). */

@@ -8,7 +8,7 @@ import { flag, type Parsed, stringOption } from '../command.js';
 import { commandHint, type HintTarget } from '../hint.js';
 import { print, printJson, table, when } from '../output.js';
 
-import { KINDS, ROLES, tokens } from './tokens.js';
+import { KINDS, ROLES, TOKENS_HELP as tokens } from './tokens-help.js';
 
 /** Runs `wardrik tokens` (loaded when the command runs). */
 export async function runTokens(parsed: Parsed): Promise<number> {
