@@ -140,11 +140,15 @@ describe('query strings: a route takes only the parameters it names', () => {
       'GET /v1/sessions/{id}/artifacts/{name}': ['version'],
       'POST /v1/sessions/{id}/artifacts/{name}': ['labels'],
       'GET /v1/inbox': ['limit', 'after'],
+      'GET /v1/oauth/callback': ['code', 'state', 'error', 'error_description'],
     });
     expect(routes.length).toBeGreaterThan(30);
     expect(routes.map((route) => route.path)).toContain('/metrics');
 
     for (const route of routes) {
+      // An authorization server writes the callback's query, and a client must ignore what it does
+      // not know there (RFC 6749 §4.1.2: e.g. iss, session_state): checked below.
+      if (route.path === '/v1/oauth/callback') continue;
       const method = route.method.toUpperCase();
       const path = route.path.replace('{id}', 'missing').replace('{name}', 'missing.txt');
       const answer = await api(`${path}?bogus=1`, { method });
@@ -163,6 +167,9 @@ describe('query strings: a route takes only the parameters it names', () => {
         errors: [{ path: 'query.bogus', message }],
       });
     }
+    const callback = await api('/v1/oauth/callback?bogus=1&iss=https%3A%2F%2Fauth.example');
+    expect(callback.status).toBe(400);
+    expect(callback.json.detail).toBe('code and state: both are needed (the callback brings them)');
   });
 
   it('a typo in a filter is named, not ignored: GET /v1/runs?principle=… no longer answers every run', async () => {

@@ -6,7 +6,7 @@ import { once, zod } from './zod.js';
 /** What the authorization server sends the person's browser back with (other parameters it adds are ignored). */
 const CallbackQuery = once(() => {
   const z = zod();
-  return z.looseObject({
+  return z.object({
     code: z.string().min(1).max(4_096).optional().describe('The authorization code.'),
     state: z.string().min(1).max(1_024).optional().describe('The state the sign-in was started with.'),
     error: z.string().max(256).optional().describe('Why the authorization server refused (OAuth error code).'),
@@ -28,6 +28,7 @@ export function oauthCallbackRoutes(options: { readonly wardrik: Wardrik }): Rou
       summary: "OAuth callback: finishes a person's sign-in to a remote MCP server; the runs waiting for it go on",
       authenticated: false,
       query: CallbackQuery(),
+      otherParameters: 'ignored',
       success: { status: 200, description: 'Signed in; a plain-text page the person can close.' },
       problems: {
         400: 'The authorization server refused the sign-in (error), or code or state is missing.',

@@ -29,6 +29,11 @@ export interface Route {
   readonly body?: z.ZodType;
   /** The query parameters it takes; none when absent. Any other parameter gets 400, naming it. */
   readonly query?: QuerySchema;
+  /**
+   * `ignored`: another party writes this route's query (an OAuth authorization server redirecting
+   * a browser), so parameters it does not take are ignored rather than refused (RFC 6749 §4.1.2).
+   */
+  readonly otherParameters?: 'ignored';
   /** The body is raw bytes (not JSON): what they are, for the document. */
   readonly rawBody?: string;
   /** The success status and what it returns, for the document. */

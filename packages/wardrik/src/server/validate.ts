@@ -99,11 +99,19 @@ const noQuery = once(() => zod().object({}).strict());
  * readQuery(c, { method: 'get', path: '/v1/runs', query: ListRunsQuery }) // { status: 'parked' }, or throws
  * ```
  */
-export function readQuery(c: Context, route: Pick<Route, 'method' | 'path' | 'query'>): Record<string, unknown> {
+export function readQuery(
+  c: Context,
+  route: Pick<Route, 'method' | 'path' | 'query' | 'otherParameters'>,
+): Record<string, unknown> {
   const schema = route.query ?? noQuery();
-  const given = c.req.queries();
+  const all = c.req.queries();
+  const accepted = Object.keys(schema.shape);
+  const given =
+    route.otherParameters === 'ignored'
+      ? Object.fromEntries(Object.entries(all).filter(([name]) => accepted.includes(name)))
+      : all;
   const named = `${route.method.toUpperCase()} ${documentedPath(route.path)}`;
-  const problems = parameterProblems(given, Object.keys(schema.shape), named);
+  const problems = parameterProblems(given, accepted, named);
   if (problems.length > 0) throw invalidRequest(problems);
   const values = Object.fromEntries(Object.entries(given).map(([name, [value]]) => [name, value]));
   return check(schema, values, 'query');
