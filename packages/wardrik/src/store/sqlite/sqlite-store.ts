@@ -19,14 +19,15 @@ import type { CommitStats } from '../run-store.js';
 import type { Store } from '../store.js';
 import { SqliteArtifactStore } from './sqlite-artifacts.js';
 import { SqliteAuth } from './sqlite-auth.js';
-import { SqliteExecutor, type SqliteStoreOptions, type SqliteStoreStats } from './sqlite-executor.js';
+import { SqliteExecutor } from './sqlite-executor.js';
 import { SqliteMemoryIndex } from './sqlite-memories.js';
 import { SqliteOAuthStore } from './sqlite-oauth.js';
+import type { SqliteStoreOptions, SqliteStoreStats } from './sqlite-options.js';
 import { SqliteRetentionStore } from './sqlite-retention.js';
 import { SqliteRuns } from './sqlite-runs.js';
 import { SqliteSessionStore } from './sqlite-sessions.js';
 
-export type { SqliteStoreOptions, SqliteStoreStats } from './sqlite-executor.js';
+export type { SqliteStoreOptions, SqliteStoreStats } from './sqlite-options.js';
 
 /** The methods of each store interface, each forwarded to the part that implements it (see `delegate`). */
 export interface SqliteStore extends Store {}
