@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { InvalidInputError, PrincipalNotFoundError, TokenNotFoundError } from '../errors.js';
-import type { Store } from '../store/store.js';
+import type { AuthStore } from '../store/auth-store.js';
 import { generatePrincipalId, generateToken, generateTokenId, hashToken, isTokenShaped } from './tokens.js';
 import type { Principal, PrincipalKind, Role, TokenInfo } from './types.js';
 
@@ -109,8 +109,8 @@ const ACCEPTED_FOR_MS = 1_000;
 const ACCEPTED_TOKENS_KEPT = 10_000;
 
 /**
- * Principals and their bearer tokens, kept in a {@link Store}: creates them, checks a request's
- * `Authorization` header, revokes tokens. A token's secret is returned once, when it is issued;
+ * Principals and their bearer tokens, kept in an {@link AuthStore} (any `Store` is one): creates
+ * them, checks a request's `Authorization` header, revokes tokens. A token's secret is returned once, when it is issued;
  * the store keeps only its sha256. What a principal may then do is {@link can}'s business.
  *
  * @example
@@ -126,7 +126,7 @@ const ACCEPTED_TOKENS_KEPT = 10_000;
  * ```
  */
 export class AuthService {
-  private readonly store: Store;
+  private readonly store: AuthStore;
   private readonly clock: () => number;
   /** `ensureAdmin` calls, one after another. */
   private ensuring: Promise<unknown> = Promise.resolve();
@@ -143,7 +143,7 @@ export class AuthService {
   /** Who is told when a token is revoked through this service. */
   readonly #revocationListeners = new Set<(tokenId: string) => void>();
 
-  constructor(store: Store, clock: () => number = Date.now) {
+  constructor(store: AuthStore, clock: () => number = Date.now) {
     this.store = store;
     this.clock = clock;
   }
