@@ -891,6 +891,23 @@ export class Wardrik {
     return park;
   }
 
+  /**
+   * Calls `listener` with a run's id each time its journal grows on another node (a store shared by
+   * many nodes tells): for a surface that follows many runs (the console's inbox) beside
+   * `subscribe`, which hears this node's own. Signals are hints: look at the run to see what changed.
+   * Returns the function that stops listening.
+   *
+   * @example
+   * ```ts
+   * const stop = wardrik.onRunChangedElsewhere((runId) => console.log(`run ${runId} moved on another node`))
+   * ```
+   */
+  onRunChangedElsewhere(listener: (runId: string) => void): () => void {
+    return this.store.onRunSignal((signal) => {
+      if (signal.type === 'appended') listener(signal.runId);
+    });
+  }
+
   /** Listens to one run's events (or every run's, with `'*'`). Returns the function that stops listening. */
   subscribe(runId: string, listener: RunEventListener): () => void {
     return this.#hub.subscribe(runId, listener);

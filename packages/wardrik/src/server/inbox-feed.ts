@@ -1,4 +1,5 @@
 import { isRunVisible, type VisibleRuns } from '../auth/permissions.js';
+import { RunNotFoundError } from '../errors.js';
 import { isJournaled, type RunEvent } from '../runtime/events.js';
 import type { Wardrik } from '../runtime/wardrik.js';
 import type { ParkRow, RunRow } from '../store/store.js';
@@ -55,9 +56,7 @@ export class InboxFeed {
           this.#hear({ type: 'event', event });
         }
       }),
-      wardrik.store.onRunSignal((signal) => {
-        if (signal.type === 'appended') this.#hear({ type: 'signal', runId: signal.runId });
-      }),
+      wardrik.onRunChangedElsewhere((runId) => this.#hear({ type: 'signal', runId })),
     );
   }
 
@@ -96,7 +95,7 @@ export class InboxFeed {
     if (!isJournaled(event) || !(await this.#mayRead(event.runId))) return [];
     const record = event.record;
     if (record.type === 'run-parked' || record.type === 'input-requested') {
-      const park = await this.#wardrik.store.getPark(record.park.id).catch(() => undefined);
+      const park = await this.#wardrik.getPark(record.park.id).catch(() => undefined);
       if (park === undefined || park.status !== 'open' || this.#parks.has(park.id)) return [];
       return [await this.#opened(park)];
     }
@@ -116,7 +115,7 @@ export class InboxFeed {
   async #fromSignal(runId: string): Promise<InboxMessage[]> {
     if (this.#ended.has(runId) || !(await this.#mayRead(runId))) return [];
     const messages: InboxMessage[] = [];
-    for (const park of await this.#wardrik.store.listParks({ runId })) {
+    for (const park of await this.#wardrik.listParks({ runId })) {
       const sent = this.#parks.get(park.id);
       if (park.status === 'open' && sent === undefined) messages.push(await this.#opened(park));
       else if (park.status === 'closed' && sent?.open === true && park.kind === 'input') {
@@ -127,7 +126,7 @@ export class InboxFeed {
         messages.push({ event: 'park-answered', data: { parkId, runId, decision, by, at } });
       }
     }
-    const row = await this.#wardrik.store.getRun(runId);
+    const row = await this.#wardrik.getRunSummary(runId).catch(unlessNotFound);
     if (row !== undefined && row.status !== 'running' && row.status !== 'parked') {
       messages.push(...this.#runEnded(runId, row.status));
     }
@@ -165,7 +164,7 @@ export class InboxFeed {
   async #mayRead(runId: string): Promise<boolean> {
     let owner = this.#owners.get(runId);
     if (owner === undefined) {
-      const row = await this.#wardrik.store.getRun(runId).catch(() => undefined);
+      const row = await this.#wardrik.getRunSummary(runId).catch(() => undefined);
       if (row === undefined) return false;
       owner = { agent: row.agent, principal: row.principal };
       this.#owners.set(runId, owner);
@@ -173,4 +172,10 @@ export class InboxFeed {
     }
     return isRunVisible(this.#visible, owner);
   }
+}
+
+/** A run that is gone (purged) is no run; anything else that failed goes on failing. */
+function unlessNotFound(thrown: unknown): undefined {
+  if (RunNotFoundError.isInstance(thrown)) return undefined;
+  throw thrown;
 }
