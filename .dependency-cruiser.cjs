@@ -59,6 +59,14 @@ module.exports = {
       to: { path: [wardrik('runtime'), wardrik('server')] },
     },
     {
+      name: 'surfaces-touch-no-store',
+      severity: 'error',
+      comment:
+        'Surfaces (the HTTP API, /mcp, the CLI talking to a server) go through the runtime, never the store: they may name its types only.',
+      from: { path: [wardrik('server'), wardrik('mcp-server')] },
+      to: { path: wardrik('store'), dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'runtime-imports-no-surface',
       severity: 'error',
       comment: 'The run loop never knows which surface started it: runtime/ imports neither server/ nor cli/.',

@@ -1,8 +1,9 @@
 import type { Answer } from '@wardrik/core';
 import type { ParkKind } from '../journal/records.js';
+import { isEnded } from '../journal/run-status.js';
 import { isJournaled, type RunEvent } from '../runtime/events.js';
 import type { RunResult, Wardrik } from '../runtime/wardrik.js';
-import { isEnded, type ParkRow } from '../store/store.js';
+import type { ParkRow } from '../store/store.js';
 import { Wakeup } from './wakeup.js';
 
 /** The events after which the run's status or open parks may have changed (else nothing is read again). */

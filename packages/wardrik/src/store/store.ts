@@ -1,4 +1,3 @@
-import type { RunStatus } from '../journal/run-status.js';
 import type { ArtifactStore } from './artifact-store.js';
 import type { AuthStore } from './auth-store.js';
 import type { MemoryIndex } from './memory-index.js';
@@ -9,6 +8,7 @@ import type { SessionStore } from './session-store.js';
 import type { WorkerStore } from './worker-store.js';
 
 export type { RunStatus } from '../journal/run-status.js';
+export { isEnded } from '../journal/run-status.js';
 export type {
   Allowance,
   ParkAnswerWrite,
@@ -18,11 +18,6 @@ export type {
   RunRow,
   RunWrite,
 } from './run-rows.js';
-
-/** Whether a run with this status has ended (completed, failed or cancelled). */
-export function isEnded(status: RunStatus | undefined): boolean {
-  return status === 'completed' || status === 'failed' || status === 'cancelled';
-}
 
 /**
  * Where runs, journals and parks (a {@link RunStore}), principals and tokens (an
