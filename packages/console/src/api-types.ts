@@ -3271,7 +3271,7 @@ export interface components {
     /** @enum {string} */
     readonly RunStatus: 'running' | 'parked' | 'completed' | 'failed' | 'cancelled';
     /** @enum {string} */
-    readonly ParkKind: 'tool' | 'in_doubt' | 'budget' | 'approval' | 'external' | 'input' | 'authorize';
+    readonly ParkKind: 'tool' | 'approval' | 'in_doubt' | 'budget' | 'external' | 'input' | 'authorize';
     readonly Budget: {
       readonly usd?: number;
       readonly tokens?: number;

@@ -69,8 +69,14 @@ describe('a call asks a person while it runs (input parks)', () => {
   it('shows the question as an input park while the run keeps running; the answer, defaults filled in, reaches the call', async () => {
     const replies: InputReply[] = [];
     wardrik = await openWardrik(tempDbPath(), [agentWith(refundTool(replies))]);
+    const opened: unknown[] = [];
+    wardrik.hooks.on('park-opened', (event) =>
+      opened.push({ kind: event.kind, tool: event.tool, parkId: event.parkId }),
+    );
     const { runId } = await wardrik.start('clerk', 'refund o-1');
     const park = await openQuestion(runId);
+    // Telemetry hears of it as of any park opened (wardrik_parks_opened_total{kind="input"}).
+    expect(opened).toEqual([{ kind: 'input', tool: 'refund', parkId: park.id }]);
     expect(park).toMatchObject({
       kind: 'input',
       reason: 'Which account should the refund of o-1 go to?',

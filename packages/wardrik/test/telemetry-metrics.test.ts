@@ -161,6 +161,9 @@ describe('metrics', () => {
     expect(sample(samples, 'wardrik_runs_driving', agentLabel)).toBe(0);
     expect(sample(samples, 'wardrik_parks_open', { kind: 'tool' })).toBe(1);
     expect(sample(samples, 'wardrik_parks_open', { kind: 'in_doubt' })).toBe(0);
+    // Every kind has its series, those of calls' questions and sign-ins too.
+    expect(sample(samples, 'wardrik_parks_open', { kind: 'input' })).toBe(0);
+    expect(sample(samples, 'wardrik_parks_open', { kind: 'authorize' })).toBe(0);
     expect(sample(samples, 'wardrik_parks_opened_total', { ...agentLabel, kind: 'tool' })).toBe(1);
     const call = (tool: string, outcome: string) =>
       sample(samples, 'wardrik_calls_total', { ...agentLabel, tool, outcome });

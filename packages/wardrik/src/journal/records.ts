@@ -39,6 +39,17 @@ export interface Budget {
  */
 export type ParkKind = 'tool' | 'in_doubt' | 'budget' | 'approval' | 'external' | 'input' | 'authorize';
 
+/** Every kind of park, in the order metrics and listings show them. */
+export const PARK_KINDS: readonly ParkKind[] = [
+  'tool',
+  'approval',
+  'in_doubt',
+  'budget',
+  'external',
+  'input',
+  'authorize',
+];
+
 /** The call a park holds. */
 export interface ParkedCall {
   readonly callId: string;

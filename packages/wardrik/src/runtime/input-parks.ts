@@ -22,6 +22,8 @@ export interface InputParksDeps {
   readonly now: () => number;
   /** The process is stopping the run: nothing more is written (recovery withdraws what is left open). */
   readonly stopping: () => boolean;
+  /** A question was journaled (for hooks: telemetry counts it as a park opened). */
+  readonly opened?: (park: Park) => void;
   /** Journals `records`, durably, with the parks to open and close (a person sees them). */
   readonly write: (
     records: readonly JournalRecord[],
@@ -94,10 +96,11 @@ export class InputParks {
     return park;
   }
 
-  #open(park: Park): Promise<void> {
-    return this.#deps.write([{ v: JOURNAL_VERSION, at: park.createdAt, type: 'input-requested', park }], {
+  async #open(park: Park): Promise<void> {
+    await this.#deps.write([{ v: JOURNAL_VERSION, at: park.createdAt, type: 'input-requested', park }], {
       open: [park],
     });
+    this.#deps.opened?.(park);
   }
 
   #question(call: CallState, checked: InputQuestion): Park {

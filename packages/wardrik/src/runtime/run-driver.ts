@@ -169,6 +169,19 @@ export class RunDriver {
       state,
       now: deps.now,
       stopping: () => this.#stopping(),
+      opened: (park) => {
+        const hooks = this.#deps.hooks;
+        if (!hooks.has('park-opened')) return;
+        hooks.emit('park-opened', {
+          runId: this.runId,
+          agent: this.#agent.name,
+          trace: this.state.trace,
+          parkId: park.id,
+          kind: park.kind,
+          reason: park.reason,
+          ...(park.call ? { tool: park.call.name } : {}),
+        });
+      },
       write: async (records, parks) => {
         await this.#write(records, true, { parks: parks.open, closeParks: parks.close ? [...parks.close] : undefined });
       },

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { PARK_KINDS, type ParkKind as ParkKindName } from '../journal/records.js';
 import { once, zod } from './zod.js';
 
 /** The actions `GET /v1/me` reports (`may`), in its order. */
@@ -56,10 +57,7 @@ export const responseSchemas = once(() => {
 
   const RunStatus = named('RunStatus', z.enum(['running', 'parked', 'completed', 'failed', 'cancelled']));
 
-  const ParkKind = named(
-    'ParkKind',
-    z.enum(['tool', 'in_doubt', 'budget', 'approval', 'external', 'input', 'authorize']),
-  );
+  const ParkKind = named('ParkKind', z.enum(PARK_KINDS as readonly [ParkKindName, ...ParkKindName[]]));
 
   const Budget = named(
     'Budget',

@@ -1,6 +1,6 @@
 import type { Toolset } from '@wardrik/core';
 import type { Registry } from 'prom-client';
-import type { ParkKind } from '../journal/records.js';
+import { PARK_KINDS, type ParkKind } from '../journal/records.js';
 import type { HookEvents, HookName, Hooks } from '../runtime/hooks.js';
 import { isUnpinnedDefinitionSource, type UnpinnedDefinitionSource } from '../toolsets/tool-pins.js';
 import { registerEventLoopLag } from './event-loop-lag.js';
@@ -36,7 +36,6 @@ export interface MetricsOptions {
   readonly processMetrics?: boolean;
 }
 
-const PARK_KINDS: readonly ParkKind[] = ['tool', 'approval', 'in_doubt', 'budget', 'external'];
 /** Seconds: from a quick local tool (1 ms) to a long model call or worker job (5 min). */
 const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 /** Seconds: store commits, from an in-memory flush to a slow fsync. */

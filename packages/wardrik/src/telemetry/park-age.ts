@@ -1,5 +1,5 @@
 import type { Registry } from 'prom-client';
-import type { ParkKind } from '../journal/records.js';
+import { PARK_KINDS, type ParkKind } from '../journal/records.js';
 import { promClient } from './prom-client.js';
 
 /** What {@link registerOldestParks} reads: the open parks, oldest first. */
@@ -11,8 +11,6 @@ export interface OpenParkSource {
     readonly limit: number;
   }): Promise<readonly { readonly createdAt: number }[]>;
 }
-
-const PARK_KINDS: readonly ParkKind[] = ['tool', 'approval', 'in_doubt', 'budget', 'external'];
 
 /**
  * `wardrik_park_oldest_open_seconds{kind}`: how long the oldest open park of each kind has waited
