@@ -183,7 +183,11 @@ export class RunDriver {
         });
       },
       write: async (records, parks) => {
-        await this.#write(records, true, { parks: parks.open, closeParks: parks.close ? [...parks.close] : undefined });
+        await this.#write(records, {
+          durable: true,
+          parks: parks.open,
+          closeParks: parks.close ? [...parks.close] : undefined,
+        });
       },
     });
   }
@@ -207,7 +211,7 @@ export class RunDriver {
 
   /** Writes the run's first record; `durable`: once this resolves the run can't be lost. */
   async begin(record: JournalRecord & { type: 'run-started' }, { durable }: { durable: boolean }): Promise<void> {
-    await this.#write([record], durable, { row: true });
+    await this.#write([record], { durable, row: true });
   }
 
   /** Drives until the run ends, parks or the process stops it. */
@@ -225,7 +229,7 @@ export class RunDriver {
           await this.#runPending(pending);
           if (this.#stopping()) return 'stopped';
           if (this.state.openParks > 0) {
-            await this.#write([], false, { row: true });
+            await this.#write([], { durable: false, row: true });
             return 'parked';
           }
           continue;
@@ -260,11 +264,13 @@ export class RunDriver {
         if (signIn) {
           // A person must sign in to a toolset's server first: the run waits, showing where.
           const reason = `toolset ${signIn.toolset}: its MCP server needs a person to sign in at ${signIn.url}; the run goes on once they have`;
-          await this.#park('authorize', reason, undefined, undefined, {
-            toolset: signIn.toolset,
-            url: signIn.url,
-            ...(signIn.state === undefined ? {} : { state: signIn.state }),
-            ...(signIn.principal === undefined ? {} : { principal: signIn.principal }),
+          await this.#park('authorize', reason, {
+            details: {
+              toolset: signIn.toolset,
+              url: signIn.url,
+              ...(signIn.state === undefined ? {} : { state: signIn.state }),
+              ...(signIn.principal === undefined ? {} : { principal: signIn.principal }),
+            },
           });
           return 'parked';
         }
@@ -299,7 +305,7 @@ export class RunDriver {
               outputRejected: final?.rejected,
             },
           ],
-          false,
+          NOT_DURABLE,
         );
         if (response.truncated || final?.rejected !== undefined) continue; // the top of the loop ends it, or the model tries again
         if (final?.failure) return await this.#end('failed', final.failure);
@@ -353,13 +359,10 @@ export class RunDriver {
 
   /** Journals a person's release of labels from the run, durably. */
   async releaseLabels(labels: readonly string[], by: string, reason: string): Promise<void> {
-    await this.#write(
-      [{ v: JOURNAL_VERSION, at: this.#deps.now(), type: 'labels-released', labels, by, reason }],
-      true,
-      {
-        row: true,
-      },
-    );
+    await this.#write([{ v: JOURNAL_VERSION, at: this.#deps.now(), type: 'labels-released', labels, by, reason }], {
+      durable: true,
+      row: true,
+    });
   }
 
   /** Stops driving without writing anything: the process is shutting down, and recovery will go on. */
@@ -430,7 +433,7 @@ export class RunDriver {
     const park = this.state.parks.get(pending.parkId);
     if (park?.status !== 'open') {
       // Journaled already (or its run moved on): only clear the request.
-      await this.#write([], true, { recordedAnswers: [pending.parkId] });
+      await this.#write([], { durable: true, recordedAnswers: [pending.parkId] });
       return;
     }
     const handedBack = await this.#childWritesFor(park, pending.decision);
@@ -536,9 +539,12 @@ export class RunDriver {
     for (const call of pending) {
       if (call.status === 'started' && !call.repeatable) {
         const holder = call.holder && call.holder.incarnation !== this.#deps.incarnation ? call.holder : undefined;
-        await this.#park('in_doubt', inDoubtReason(holder), call, undefined, undefined, undefined, {
-          ...(call.labels?.length ? { resultLabels: call.labels } : {}),
-          ...(holder ? { holder } : {}),
+        await this.#park('in_doubt', inDoubtReason(holder), {
+          call,
+          external: {
+            ...(call.labels?.length ? { resultLabels: call.labels } : {}),
+            ...(holder ? { holder } : {}),
+          },
         });
       }
     }
@@ -553,7 +559,7 @@ export class RunDriver {
   async #execute(call: CallState): Promise<void> {
     if (call.invalidArguments !== undefined && call.status === 'requested') {
       const reason = `Invalid arguments for tool "${call.name}": ${call.invalidArguments}`;
-      await this.#write([this.#answered(call, error(reason, { code: 'invalid_arguments' }))], false);
+      await this.#write([this.#answered(call, error(reason, { code: 'invalid_arguments' }))], NOT_DURABLE);
       return;
     }
     // A call whose intent is on disk passed the policy before the process stopped: recovery
@@ -567,7 +573,7 @@ export class RunDriver {
       tool = await this.#deps.workers?.awaitTool(this.#agent.name, this.#agent.workers, call.name, this.#abort.signal);
       if (this.#stopping()) return;
       if (this.#abort.aborted) {
-        await this.#write([this.#answered(call, error('the run was cancelled', { code: 'cancelled' }))], false);
+        await this.#write([this.#answered(call, error('the run was cancelled', { code: 'cancelled' }))], NOT_DURABLE);
         return;
       }
       if (!tool) {
@@ -578,7 +584,7 @@ export class RunDriver {
             code: 'unavailable',
           },
         );
-        await this.#write([this.#answered(call, unavailable)], false);
+        await this.#write([this.#answered(call, unavailable)], NOT_DURABLE);
         return;
       }
     }
@@ -589,7 +595,7 @@ export class RunDriver {
     if (fresh && tool && isTransferTool(tool)) {
       const refusal = this.#transferRefusal();
       if (refusal) {
-        await this.#write([this.#answered(call, error(refusal, { code: 'transfer_refused' }))], false);
+        await this.#write([this.#answered(call, error(refusal, { code: 'transfer_refused' }))], NOT_DURABLE);
         return;
       }
     }
@@ -600,12 +606,12 @@ export class RunDriver {
     if (tool && !call.approval && !resumed) {
       const decision = this.#decide(tool, call);
       if (decision.verdict === 'gate') {
-        await this.#park('approval', decision.reason, call, undefined, undefined, decision.rule);
+        await this.#park('approval', decision.reason, { call, rule: decision.rule });
         return;
       }
       if (decision.verdict === 'deny') {
         const refused = error(`Refused by policy (${decision.rule}): ${decision.reason}`, { code: 'denied' });
-        await this.#write([this.#answered(call, refused, decision.rule)], false);
+        await this.#write([this.#answered(call, refused, decision.rule)], NOT_DURABLE);
         return;
       }
       rule = decision.rule;
@@ -636,7 +642,7 @@ export class RunDriver {
             holder: isRepeatable ? undefined : this.#holder(),
           },
         ],
-        !isRepeatable,
+        isRepeatable ? NOT_DURABLE : DURABLE,
       );
       const hooks = this.#deps.hooks;
       const attempt = call.attempts;
@@ -721,7 +727,7 @@ export class RunDriver {
       if (this.#inputs.anyOpen && !this.#stopping()) await this.#inputs.withdrawAll('the call ended', call.callId);
       if (outcome.kind === 'cancelled') {
         if (this.#stopping()) return;
-        await this.#write([this.#answered(call, error('the run was cancelled', { code: 'cancelled' }))], false);
+        await this.#write([this.#answered(call, error('the run was cancelled', { code: 'cancelled' }))], NOT_DURABLE);
         return;
       }
       // A worker that went away or stopped answering: the call may or may not have run.
@@ -737,22 +743,18 @@ export class RunDriver {
             ? `the call timed out after ${outcome.ms} ms and may have run`
             : `the worker running the call was lost (${describeAnswer(partial).replace(/^Lost: /, '')}) and it may have run`;
         const carried = mergeLabels(promised, partial.labels);
-        await this.#park(
-          'in_doubt',
-          `${why}; say whether it ran`,
+        await this.#park('in_doubt', `${why}; say whether it ran`, {
           call,
-          partial.measures,
-          undefined,
-          undefined,
-          carried.length ? { resultLabels: carried } : {},
-        );
+          measures: partial.measures,
+          external: carried.length ? { resultLabels: carried } : {},
+        });
         return;
       }
       if (retryable && tries < attempts) {
         await sleep(backoffDelay({ attempts, baseDelayMs, maxDelayMs }, tries), this.#abort.signal).catch(() => {});
         if (this.#abort.aborted) {
           if (this.#stopping()) return;
-          await this.#write([this.#answered(call, error('the run was cancelled', { code: 'cancelled' }))], false);
+          await this.#write([this.#answered(call, error('the run was cancelled', { code: 'cancelled' }))], NOT_DURABLE);
           return;
         }
         continue;
@@ -770,14 +772,11 @@ export class RunDriver {
       if (answer.type !== 'park' && this.#agent.callbacks.afterTool) answer = await this.#afterTool(call, tool, answer);
       if (answer.type === 'park') {
         const external = answer.external;
-        const parked = await this.#park(
-          external ? 'external' : 'tool',
-          answer.reason,
+        const parked = await this.#park(external ? 'external' : 'tool', answer.reason, {
           call,
-          answer.measures,
-          answer.details,
-          undefined,
-          {
+          measures: answer.measures,
+          details: answer.details,
+          external: {
             ...(external
               ? {
                   handle: external.handle,
@@ -787,7 +786,7 @@ export class RunDriver {
             // An answer a person gives in the tool's place carries what the tool's own would have.
             ...(answer.labels.length ? { resultLabels: answer.labels } : {}),
           },
-        );
+        });
         if (external) this.#deps.onExternalPark?.(parked);
         return;
       }
@@ -806,6 +805,7 @@ export class RunDriver {
       const answered = this.#answered(call, answer, undefined, writes);
       const transfer =
         tool && isTransferTool(tool) && answer.type === 'ok' ? transferRequest(call.arguments) : undefined;
+      const durableAnswer = !isRepeatable && this.#deps.durableAnswers;
       await this.#write(
         transfer
           ? [
@@ -820,8 +820,11 @@ export class RunDriver {
               },
             ]
           : [answered],
-        !isRepeatable && this.#deps.durableAnswers,
-        writes ? { state: storedWrites(writes, this.state) } : NO_EXTRAS,
+        writes
+          ? { durable: durableAnswer, state: storedWrites(writes, this.state) }
+          : durableAnswer
+            ? DURABLE
+            : NOT_DURABLE,
       );
       if (writes) values.apply(writes);
       return;
@@ -869,7 +872,7 @@ export class RunDriver {
       return { arguments: checkedArguments((changed as { arguments: unknown }).arguments, agent) };
     });
     if (failure) {
-      await this.#write([this.#answered(call, failure)], false);
+      await this.#write([this.#answered(call, failure)], NOT_DURABLE);
       return true;
     }
     if (result && 'answer' in result) {
@@ -878,14 +881,14 @@ export class RunDriver {
       const answer = promised?.length
         ? ({ ...result.answer, labels: mergeLabels(result.answer.labels, promised) } as Answer)
         : result.answer;
-      await this.#write([this.#answered(call, storableAnswer(answer), 'beforeTool')], false);
+      await this.#write([this.#answered(call, storableAnswer(answer), 'beforeTool')], NOT_DURABLE);
       return true;
     }
     if (result) {
       const changed = journaledArguments(result.arguments);
       if (changed.invalidArguments !== undefined) {
         const reason = `the beforeTool callback of agent ${agent} gave arguments that can't be used: ${changed.invalidArguments}`;
-        await this.#write([this.#answered(call, error(reason, { code: 'callback_failed' }))], false);
+        await this.#write([this.#answered(call, error(reason, { code: 'callback_failed' }))], NOT_DURABLE);
         return true;
       }
       await this.#write(
@@ -899,7 +902,7 @@ export class RunDriver {
             by: 'beforeTool',
           },
         ],
-        false,
+        NOT_DURABLE,
       );
     }
     return false;
@@ -950,7 +953,7 @@ export class RunDriver {
               agent,
             },
           ],
-          true,
+          DURABLE,
         );
       }
       return this.#deps.runChild({
@@ -1103,15 +1106,8 @@ export class RunDriver {
     return decision;
   }
 
-  async #park(
-    kind: ParkKind,
-    reason: string,
-    call?: CallState,
-    measures?: Measures,
-    details?: unknown,
-    rule?: string,
-    external: Pick<Park, 'handle' | 'deadline' | 'resultLabels' | 'holder'> = {},
-  ): Promise<Park> {
+  async #park(kind: ParkKind, reason: string, options: ParkOptions = {}): Promise<Park> {
+    const { call, measures, details, rule, external = {} } = options;
     const id = timeOrderedId('park');
     const parkedCall = call
       ? {
@@ -1135,7 +1131,8 @@ export class RunDriver {
       ...(rule ? { rule } : {}),
       ...external,
     };
-    await this.#write([{ v: JOURNAL_VERSION, at: park.createdAt, type: 'run-parked', park }], true, {
+    await this.#write([{ v: JOURNAL_VERSION, at: park.createdAt, type: 'run-parked', park }], {
+      durable: true,
       row: true,
       parks: [park],
     });
@@ -1354,7 +1351,8 @@ export class RunDriver {
       status === 'completed' && outputKey !== undefined && detail.output !== undefined
         ? [{ key: outputKey, value: detail.output, labels: [...this.state.labels] }]
         : undefined;
-    await this.#write([this.#endRecord(status, detail, writes)], true, {
+    await this.#write([this.#endRecord(status, detail, writes)], {
+      durable: true,
       row: true,
       closeParks: openParks,
       cancelTaken: status === 'cancelled' && this.#cancelRequested,
@@ -1396,13 +1394,12 @@ export class RunDriver {
   }
 
   /** Journals `records` (their seqs given at once, before any await), and returns them as stored. */
-  async #write(
-    records: readonly JournalRecord[],
-    durable: boolean,
-    extra: WriteExtras = NO_EXTRAS,
-  ): Promise<readonly StoredRecord[]> {
+  async #write(records: readonly JournalRecord[], options: WriteOptions): Promise<readonly StoredRecord[]> {
     const stored = this.#stamp(records);
-    await this.#emitInOrder(this.#deps.store.write(this.#runWrite(stored, extra), { durable }), stored);
+    await this.#emitInOrder(
+      this.#deps.store.write(this.#runWrite(stored, options), { durable: options.durable }),
+      stored,
+    );
     return stored;
   }
 
@@ -1563,6 +1560,24 @@ function toldOfEdit(answer: Answer, call: CallState): Answer {
 }
 
 /** What a write of the run carries besides its records. */
+/** What a park holds besides its kind and reason (see `#park`). */
+interface ParkOptions {
+  /** The call it holds (none for a budget or sign-in park). */
+  readonly call?: CallState;
+  /** What the call reported before it parked or was lost. */
+  readonly measures?: Measures;
+  readonly details?: unknown;
+  /** For an approval: the policy rule that held the call. */
+  readonly rule?: string;
+  /** Its handle and deadline (external work), the labels an answer in the call's place carries, who ran the call. */
+  readonly external?: Pick<Park, 'handle' | 'deadline' | 'resultLabels' | 'holder'>;
+}
+
+/** How a write of the run is made: `durable` (on disk before it resolves) and what else it writes. */
+interface WriteOptions extends WriteExtras {
+  readonly durable: boolean;
+}
+
 interface WriteExtras {
   readonly row?: boolean;
   readonly parks?: readonly Park[];
@@ -1571,7 +1586,9 @@ interface WriteExtras {
   readonly cancelTaken?: boolean;
   readonly state?: readonly ScopedStateWrite[];
 }
-const NO_EXTRAS: WriteExtras = Object.freeze({});
+/** The options of most writes, made once: a write is made at every step and every call. */
+const NOT_DURABLE: WriteOptions = Object.freeze({ durable: false });
+const DURABLE: WriteOptions = Object.freeze({ durable: true });
 
 /** How an attempt came out, for hooks. */
 /** How a call answered with `answer` settled: a refusal by policy and a cancel are not the call's failures. */
