@@ -73,7 +73,7 @@ import { parkHash } from './park-hash.js';
 import { callFacts, type Decision, decide, type Policy } from './policy.js';
 import { argumentsFromTheUser } from './provenance.js';
 import { RunAbort } from './run-abort.js';
-import { isStandIn } from './stand-in.js';
+import { isStandIn, standInName } from './stand-in.js';
 import { StateValues, storedWrites } from './state-values.js';
 import { journaledArguments, storableAnswer } from './storable.js';
 import { type OfferedTools, type ResolvedTools, type ResolveInput, ToolResolver } from './tool-resolver.js';
@@ -569,6 +569,7 @@ export class RunDriver {
     if (!this.#tools.current) await this.#resolveTools(values); // after a restart: this step's tools again
     let tool = this.#tools.find(call.name);
     if (tool && !resumed && isStandIn(tool)) {
+      const wanted = standInName(tool);
       // No worker offers it right now: wait for one before judging the call by its annotations.
       tool = await this.#deps.workers?.awaitTool(this.#agent.name, this.#agent.workers, call.name, this.#abort.signal);
       if (this.#stopping()) return;
@@ -578,12 +579,9 @@ export class RunDriver {
       }
       if (!tool) {
         const waited = this.#deps.workers?.unavailableWaitMs ?? 0;
-        const unavailable = error(
-          `Unavailable: no worker offers ${call.name.replace(/^workers__/, '')} (waited ${waited} ms)`,
-          {
-            code: 'unavailable',
-          },
-        );
+        const unavailable = error(`Unavailable: no worker offers ${wanted} (waited ${waited} ms)`, {
+          code: 'unavailable',
+        });
         await this.#write([this.#answered(call, unavailable)], NOT_DURABLE);
         return;
       }

@@ -5,3 +5,8 @@ import { WORKER_TOOL, type WorkerToolInfo } from '../workers/worker-hub.js';
 export function isStandIn(tool: Tool<Arguments>): boolean {
   return getPrivate<WorkerToolInfo | undefined>(tool, WORKER_TOOL, undefined)?.standIn === true;
 }
+
+/** The name a stand-in's tool has where workers list it (what to tell the model none offers). */
+export function standInName(tool: Tool<Arguments>): string {
+  return getPrivate<WorkerToolInfo | undefined>(tool, WORKER_TOOL, undefined)?.workerName ?? tool.name;
+}
