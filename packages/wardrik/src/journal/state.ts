@@ -115,6 +115,8 @@ export interface RunState {
   truncated: boolean;
   parks: Map<string, ParkState>;
   openParks: number;
+  /** How many of its calls' questions to a person (`input` parks) are open: they count in no `openParks`. */
+  openQuestions: number;
   /** Tools a person allowed for the rest of this run. */
   allowedTools: Set<string>;
   output?: string;
@@ -155,6 +157,7 @@ export function emptyState(runId: string): RunState {
     truncated: false,
     parks: new Map(),
     openParks: 0,
+    openQuestions: 0,
     allowedTools: new Set(),
     createdAt: 0,
     updatedAt: 0,
@@ -269,16 +272,19 @@ export function applyRecord(state: RunState, seq: number, record: JournalRecord)
     case 'input-requested':
       // A call's question to a person: the run goes on (its call waits), so it counts in no `openParks`.
       state.parks.set(record.park.id, { ...record.park, status: 'open' });
+      state.openQuestions += 1;
       return;
     case 'input-withdrawn': {
       const park = state.parks.get(record.parkId);
       if (!park) throw new Error(`journal of run ${state.runId}: input-withdrawn names unknown park ${record.parkId}`);
+      if (park.status === 'open') state.openQuestions -= 1;
       park.status = 'closed';
       return;
     }
     case 'park-answered': {
       const park = state.parks.get(record.parkId);
       if (!park) throw new Error(`journal of run ${state.runId}: park-answered names unknown park ${record.parkId}`);
+      if (park.kind === 'input' && park.status === 'open') state.openQuestions -= 1;
       park.status = 'answered';
       park.decision = record.decision;
       if (park.kind === 'input') return; // the call that asked goes on with the answer

@@ -169,11 +169,9 @@ export class InputParks {
     }
   }
 
-  /** Whether any question is open in the run's state (cheap: most runs never ask). */
+  /** Whether any question is open in the run's state (a count the journal keeps: asked after every call). */
   get anyOpen(): boolean {
-    for (const park of this.#deps.state.parks.values())
-      if (park.kind === 'input' && park.status === 'open') return true;
-    return false;
+    return this.#deps.state.openQuestions > 0;
   }
 }
 
