@@ -1,1 +1,1 @@
-export { onAbort } from '../shared/on-abort.js';
+export { onAbort } from '../abort/on-abort.js';

@@ -15,7 +15,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolContext } from '@wardrik/core';
 import { z } from 'zod';
-import { onAbort } from '../shared/on-abort.js';
+import { onAbort } from '../abort/on-abort.js';
 import { CallTimeout, LONGEST_TIMEOUT_MS } from './call-timeout.js';
 import { CONNECTION_CLOSED, describeFailure, REQUEST_TIMEOUT } from './describe-failure.js';
 import { McpAuthorizationRequiredError, McpSignInError } from './mcp-authorization-required.js';

@@ -1,6 +1,6 @@
 import type { Task } from '@modelcontextprotocol/sdk/types.js';
 import { type Answer, error, OUTSIDE, started } from '@wardrik/core';
-import { onAbort } from '../shared/on-abort.js';
+import { onAbort } from '../abort/on-abort.js';
 import { callMeta, cancelled, failedCall, type McpToolCall } from './mcp-tool-call.js';
 
 /** A handle is at most this long (see `started`). */

@@ -1,5 +1,5 @@
 import { type Answer, type Arguments, error, mcpResultToAnswer, type ToolContext } from '@wardrik/core';
-import { onAbort } from '../shared/on-abort.js';
+import { onAbort } from '../abort/on-abort.js';
 import { CONNECTION_CLOSED, describeFailure, REQUEST_TIMEOUT } from './describe-failure.js';
 import { McpAuthorizationRequiredError, McpSignInError } from './mcp-authorization-required.js';
 import type { McpServerConnection } from './mcp-server-connection.js';

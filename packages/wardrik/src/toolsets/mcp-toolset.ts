@@ -11,8 +11,8 @@ import {
   type ToolsetContext,
 } from '@wardrik/core';
 import { backoffDelay } from '@wardrik/core/wire';
+import { onAbort } from '../abort/on-abort.js';
 import { loadOwn } from '../lazy-package.js';
-import { onAbort } from '../shared/on-abort.js';
 import { type ListedDefinition, reviewDefinition, type ToolListing, unpinnedOf } from './listed-definition.js';
 import { acceptMcpListing, rejectionReason } from './mcp-listing.js';
 import type { McpAuthorizationResult } from './mcp-oauth-options.js';

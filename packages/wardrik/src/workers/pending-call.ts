@@ -1,5 +1,5 @@
 import type { Progress } from '@wardrik/core';
-import { onAbort } from '../shared/on-abort.js';
+import { onAbort } from '../abort/on-abort.js';
 import type { CallAsker } from './worker-questions.js';
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Progress } from '@wardrik/core';
-import { onAbort } from '../shared/on-abort.js';
+import { onAbort } from '../abort/on-abort.js';
 import type { WorkerStore } from '../store/worker-store.js';
 import type { CallMail, CancelMail, OutcomeMail, ProgressNote } from './node-messages.js';
 import type { CallOutcome } from './pending-call.js';

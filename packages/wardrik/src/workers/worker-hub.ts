@@ -12,10 +12,10 @@ import {
   type ToolContext,
 } from '@wardrik/core';
 import type { WebSocket } from 'ws';
+import { onAbort } from '../abort/on-abort.js';
 import { can } from '../auth/permissions.js';
 import type { Principal } from '../auth/types.js';
 import { InvalidInputError } from '../errors.js';
-import { onAbort } from '../shared/on-abort.js';
 import type { WorkerStore } from '../store/worker-store.js';
 import { type ListedDefinition, reviewDefinition, unpinnedOf } from '../toolsets/listed-definition.js';
 import { toolDefinitionHash } from '../toolsets/tool-definition-hash.js';
