@@ -45,6 +45,21 @@ module.exports = {
       to: { path: wardrik('runtime') },
     },
     {
+      name: 'policy-reads-no-tool-source-internals',
+      severity: 'error',
+      comment:
+        "The policy judges a call by what its tool source says of it (tool-sources/tool-source-facts.ts), never by workers' or toolsets' private keys.",
+      from: { path: '^packages/wardrik/src/runtime/policy\\.ts$' },
+      to: { path: [wardrik('toolsets'), wardrik('workers')] },
+    },
+    {
+      name: 'tool-source-facts-import-no-source',
+      severity: 'error',
+      comment: 'tool-sources/ is the contract between the sources and the runtime: it imports neither.',
+      from: { path: wardrik('tool-sources') },
+      to: { path: [wardrik('runtime'), wardrik('toolsets'), wardrik('workers'), wardrik('agents')] },
+    },
+    {
       name: 'journal-imports-no-store',
       severity: 'error',
       comment: 'The journal (records and the fold over them) is below the stores that keep it.',

@@ -1,7 +1,6 @@
-import { type Annotations, type Arguments, getPrivate, type Label, OUTSIDE, type Tool } from '@wardrik/core';
+import { type Annotations, type Arguments, type Label, OUTSIDE, type Tool } from '@wardrik/core';
 import { modelToolName } from '../model/tool-name.js';
-import { MCP_TOOLSET_TOOL, type McpToolsetToolInfo } from '../toolsets/mcp-toolset-tool.js';
-import { WORKER_TOOL, type WorkerToolInfo } from '../workers/worker-hub.js';
+import { sourceFacts } from '../tool-sources/tool-source-facts.js';
 
 /** What a policy decides for a call: run it, hold it for a person, or refuse it (the model is told why). */
 export type Verdict = 'allow' | 'gate' | 'deny';
@@ -181,17 +180,13 @@ export function callFacts(
   args: unknown,
   context: { labels: readonly Label[]; agent: string; principal: string },
 ): CallFacts {
-  const worker = getPrivate<WorkerToolInfo | undefined>(tool, WORKER_TOOL, undefined);
-  const mcp = getPrivate<McpToolsetToolInfo | undefined>(tool, MCP_TOOLSET_TOOL, undefined);
+  // What the tool's source says of it (workers, an MCP server); a local tool's annotations are the facts.
+  const offered = sourceFacts(tool);
   return {
     tool: tool.name,
     annotations: tool.annotations,
-    source: worker ? 'workers' : mcp ? 'mcp' : 'local',
-    readOnlyEverywhere: worker
-      ? worker.readOnlyEverywhere
-      : mcp
-        ? mcp.readOnly === true
-        : tool.annotations.readOnly === true,
+    source: offered ? offered.source : 'local',
+    readOnlyEverywhere: offered ? offered.readOnlyEverywhere : tool.annotations.readOnly === true,
     arguments: typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Arguments) : {},
     labels: context.labels,
     agent: context.agent,

@@ -14,6 +14,7 @@ import {
   type Tool,
   type ToolContext,
 } from '@wardrik/core';
+import { withSourceFacts } from '../tool-sources/tool-source-facts.js';
 
 /**
  * The private key marking a tool as offered by an MCP server through `mcpToolset` (read it with
@@ -83,5 +84,6 @@ export function buildMcpToolsetTool(spec: McpToolsetToolSpec): Tool<Arguments> {
     mcpName: listed.name,
     readOnly,
   };
-  return describedBy(putPrivate(annotated, MCP_TOOLSET_TOOL, Object.freeze(info)), spec.origin);
+  const marked = putPrivate(annotated, MCP_TOOLSET_TOOL, Object.freeze(info));
+  return describedBy(withSourceFacts(marked, { source: 'mcp', readOnlyEverywhere: readOnly }), spec.origin);
 }

@@ -12,6 +12,7 @@ import {
   type ToolContext,
   tool,
 } from '@wardrik/core';
+import { withSourceFacts } from '../tool-sources/tool-source-facts.js';
 
 /** The private key marking a tool as offered by workers. */
 export const WORKER_TOOL = Symbol.for('wardrik.worker-tool');
@@ -76,6 +77,9 @@ export function buildWorkerTool(spec: WorkerToolSpec): Tool<Arguments> {
     readOnlyEverywhere: annotations.readOnly === true,
     ...(spec.standIn ? { standIn: true } : {}),
   };
-  const marked = putPrivate(built, WORKER_TOOL, info);
+  const marked = withSourceFacts(putPrivate(built, WORKER_TOOL, info), {
+    source: 'workers',
+    readOnlyEverywhere: info.readOnlyEverywhere,
+  });
   return spec.origin ? describedBy(marked, spec.origin) : marked;
 }
