@@ -16,6 +16,7 @@ import type { UnpinnedTool } from '../journal/records.js';
 import type { ModelToolDefinition } from '../model/model.js';
 import { modelToolName } from '../model/tool-name.js';
 import type { WorkerHub } from '../workers/worker-hub.js';
+import { isStandIn, standInName } from './stand-in.js';
 
 /** The tools one model step is offered: the answer to "which tools now?". */
 export interface OfferedTools {
@@ -60,6 +61,9 @@ export interface ResolvedTools {
    */
   readonly unpinned?: readonly UnpinnedTool[];
 }
+
+/** The tool a stand-in stood for, once offered; or why none came (the call's answer). */
+export type Offered = { readonly tool: Tool<Arguments> } | { readonly unavailable: string };
 
 /** What a step's toolsets are asked with. */
 export interface ResolveInput {
@@ -205,6 +209,30 @@ export class ToolResolver {
     if (fromToolset) return fromToolset;
     if (this.#agent.workers.length === 0 || !this.#workers) return undefined;
     return this.#workers.toolFor(this.#agent.name, this.#agent.workers, name);
+  }
+
+  /**
+   * Whether `tool` only stands in for one its source does not offer right now (a worker tool no
+   * connected worker offers: its schema is unknown): {@link awaitOffered} waits for the real one
+   * before the call is judged by its annotations.
+   */
+  standsIn(tool: Tool<Arguments>): boolean {
+    return isStandIn(tool);
+  }
+
+  /**
+   * Waits, as long as its source allows, for the tool `standIn` stood in for (`name`: the call's, as
+   * the model named it): the tool, or why none came.
+   */
+  async awaitOffered(
+    standIn: Tool<Arguments>,
+    { name, signal }: { name: string; signal: AbortSignal },
+  ): Promise<Offered> {
+    const agent = this.#agent;
+    const tool = await this.#workers?.awaitTool(agent.name, agent.workers, name, signal);
+    if (tool) return { tool };
+    const waited = this.#workers?.unavailableWaitMs ?? 0;
+    return { unavailable: `Unavailable: no worker offers ${standInName(standIn)} (waited ${waited} ms)` };
   }
 
   /**
