@@ -1,6 +1,6 @@
 import type { Arguments, Tool } from '@wardrik/core';
 import type { Agent } from '../agent.js';
-import { AgentDefinitionError } from '../errors.js';
+import { AgentDefinitionError, AgentNotFoundError } from '../errors.js';
 import { modelToolName } from '../model/tool-name.js';
 import { agentOfTool } from './agent-tool.js';
 import { TRANSFER_TOOL, transferTool } from './transfer.js';
@@ -33,6 +33,14 @@ export class AgentDirectory {
 
   get(name: string): Agent | undefined {
     return this.#agents.get(name);
+  }
+
+  /** The agent named `name`, or an `AgentNotFoundError` naming the agents there are. */
+  require(name: string): Agent {
+    const agent = this.#agents.get(name);
+    if (agent) return agent;
+    const names = [...this.#agents.keys()].join(', ');
+    throw new AgentNotFoundError(`no agent ${JSON.stringify(name)}; agents: ${names || 'none'}`);
   }
 
   /** Every agent, those given first. */

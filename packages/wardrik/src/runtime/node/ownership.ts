@@ -1,4 +1,4 @@
-import type { Lease, LeaseTerms, RunStore } from '../store/store.js';
+import type { Lease, LeaseTerms, RunStore } from '../../store/store.js';
 
 /** What the runtime is told by its `Ownership`. */
 export interface OwnershipHooks {
