@@ -52,68 +52,75 @@ export function checkDecision(kind: ParkKind, decision: unknown): ParkDecision {
       `decision.type: a ${kind} park takes one of ${[...choices, ...aliases].join(', ')}; got ${JSON.stringify(type)}`,
     );
   }
-  const fields = decision as Record<string, unknown>;
-  switch (type) {
-    case 'answer':
-      if (!('value' in fields))
-        throw new InvalidParkAnswerError(`decision.value: required for 'answer' (the call's answer)`);
-      return { type, value: plainJson(fields.value, 'decision.value') };
-    case 'retry': {
-      checkOptionalString(fields.note, 'decision.note');
-      const stopped = fields.previousHolderStopped;
-      if (stopped !== undefined && stopped !== true) {
-        throw new InvalidParkAnswerError(
-          `decision.previousHolderStopped: expected true (you checked the node that started the call has stopped), got ${JSON.stringify(stopped)}`,
-        );
-      }
-      return {
-        type,
-        ...(fields.note === undefined ? {} : { note: fields.note as string }),
-        ...(stopped ? { previousHolderStopped: true as const } : {}),
-      };
+  return CHECKS[type as ParkDecision['type']](decision as Record<string, unknown>);
+}
+
+type Fields = Record<string, unknown>;
+
+/** Each type of decision's fields, checked: the decision as the journal keeps it, or an error naming the field. */
+const CHECKS: Readonly<Record<ParkDecision['type'], (fields: Fields) => ParkDecision>> = {
+  answer: (fields) => {
+    if (!('value' in fields)) {
+      throw new InvalidParkAnswerError(`decision.value: required for 'answer' (the call's answer)`);
     }
-    case 'approve': {
-      checkOptionalString(fields.note, 'decision.note');
-      const remember = fields.remember;
-      if (remember !== undefined && remember !== 'run' && remember !== 'agent') {
-        throw new InvalidParkAnswerError(
-          `decision.remember: expected 'run' or 'agent', got ${JSON.stringify(remember)}`,
-        );
-      }
-      return {
-        type,
-        ...(fields.note === undefined ? {} : { note: fields.note as string }),
-        ...(remember === undefined ? {} : { remember }),
-      };
+    return { type: 'answer', value: plainJson(fields.value, 'decision.value') };
+  },
+  retry: (fields) => {
+    checkOptionalString(fields.note, 'decision.note');
+    const stopped = fields.previousHolderStopped;
+    if (stopped !== undefined && stopped !== true) {
+      throw new InvalidParkAnswerError(
+        `decision.previousHolderStopped: expected true (you checked the node that started the call has stopped), got ${JSON.stringify(stopped)}`,
+      );
     }
-    case 'edit': {
-      const edited = fields.arguments;
-      if (typeof edited !== 'object' || edited === null || Array.isArray(edited)) {
-        throw new InvalidParkAnswerError('decision.arguments: expected the edited arguments as an object');
-      }
-      checkOptionalString(fields.note, 'decision.note');
-      return {
-        type,
-        arguments: plainJson(edited, 'decision.arguments') as Record<string, unknown>,
-        ...(fields.note === undefined ? {} : { note: fields.note as string }),
-      };
+    return {
+      type: 'retry',
+      ...(fields.note === undefined ? {} : { note: fields.note as string }),
+      ...(stopped ? { previousHolderStopped: true as const } : {}),
+    };
+  },
+  approve: (fields) => {
+    checkOptionalString(fields.note, 'decision.note');
+    const remember = fields.remember;
+    if (remember !== undefined && remember !== 'run' && remember !== 'agent') {
+      throw new InvalidParkAnswerError(`decision.remember: expected 'run' or 'agent', got ${JSON.stringify(remember)}`);
     }
-    case 'fail':
-    case 'deny':
-    case 'stop':
-      checkOptionalString(fields.reason, 'decision.reason');
-      return fields.reason === undefined ? { type } : { type, reason: fields.reason as string };
-    default: {
-      try {
-        const budget = checkBudget(fields.budget, 'decision.budget');
-        if (Object.keys(budget).length === 0)
-          throw new Error('decision.budget: give at least one of usd, tokens, steps');
-        return { type: 'raise-budget', budget };
-      } catch (cause) {
-        throw new InvalidParkAnswerError((cause as Error).message, { cause });
-      }
+    return {
+      type: 'approve',
+      ...(fields.note === undefined ? {} : { note: fields.note as string }),
+      ...(remember === undefined ? {} : { remember }),
+    };
+  },
+  edit: (fields) => {
+    const edited = fields.arguments;
+    if (typeof edited !== 'object' || edited === null || Array.isArray(edited)) {
+      throw new InvalidParkAnswerError('decision.arguments: expected the edited arguments as an object');
     }
-  }
+    checkOptionalString(fields.note, 'decision.note');
+    return {
+      type: 'edit',
+      arguments: plainJson(edited, 'decision.arguments') as Record<string, unknown>,
+      ...(fields.note === undefined ? {} : { note: fields.note as string }),
+    };
+  },
+  fail: (fields) => withReason('fail', fields),
+  deny: (fields) => withReason('deny', fields),
+  stop: (fields) => withReason('stop', fields),
+  'raise-budget': (fields) => {
+    try {
+      const budget = checkBudget(fields.budget, 'decision.budget');
+      if (Object.keys(budget).length === 0) throw new Error('decision.budget: give at least one of usd, tokens, steps');
+      return { type: 'raise-budget', budget };
+    } catch (cause) {
+      throw new InvalidParkAnswerError((cause as Error).message, { cause });
+    }
+  },
+};
+
+/** A `fail`, `deny` or `stop`, with its reason if one is given. */
+function withReason(type: 'fail' | 'deny' | 'stop', fields: Fields): ParkDecision {
+  checkOptionalString(fields.reason, 'decision.reason');
+  return fields.reason === undefined ? { type } : { type, reason: fields.reason as string };
 }
 
 /**
