@@ -5,8 +5,8 @@ import type { RunState } from '../journal/state.js';
 import type { SessionStore } from '../store/session-store.js';
 import { stateScopesOf } from '../store/session-store.js';
 import type { WorkerHub } from '../workers/worker-hub.js';
+import { StateValues } from './run/state-values.js';
 import { isStandIn } from './stand-in.js';
-import { StateValues } from './state-values.js';
 import { ToolResolver } from './tool-resolver.js';
 
 /** What finding the tool of a parked call needs. */

@@ -9,7 +9,7 @@ import {
 } from '../journal/records.js';
 import type { CallState, RunState } from '../journal/state.js';
 import { timeOrderedId } from './ids.js';
-import { parkHash } from './park-hash.js';
+import { parkHash } from './run/park-hash.js';
 
 /** The longest question (message) a call may ask, in characters. */
 const MAX_MESSAGE = 10_000;

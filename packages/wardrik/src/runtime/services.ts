@@ -7,7 +7,7 @@ import type { EmbedFunction } from '../memory/embeddings.js';
 import { type MemoryService, storeMemory } from '../memory/memory-service.js';
 import { RuntimeMemory } from '../memory/runtime-memory.js';
 import type { Store } from '../store/store.js';
-import type { CallServices, CallServicesRequest } from './attempt-call.js';
+import type { CallServices, CallServicesRequest } from './calls/attempt-call.js';
 
 /** How the runtime keeps memories (see `MemoryService`). */
 export interface MemoryOptions {

@@ -1,8 +1,8 @@
 import type { Answer } from '@wardrik/core';
 import type { CallHolder } from '../../journal/records.js';
 import type { CallState } from '../../journal/state.js';
-import type { Attempt } from '../attempt-call.js';
 import type { AttemptOutcome, CallOutcome } from '../hooks.js';
+import type { Attempt } from './attempt-call.js';
 
 /** How a call answered with `answer` settled: a refusal by policy and a cancel are not the call's failures. */
 export function settledOutcome(answer: Answer): CallOutcome {

@@ -6,9 +6,9 @@ import type { CallbackRun } from '../callbacks.js';
 import type { CallOutcome } from '../hooks.js';
 import type { InputParks } from '../input-parks.js';
 import type { DriverDeps } from '../run/driver-deps.js';
+import type { RunAbort } from '../run/run-abort.js';
 import type { RunWriter } from '../run/run-writer.js';
-import type { RunAbort } from '../run-abort.js';
-import type { StateValues } from '../state-values.js';
+import type { StateValues } from '../run/state-values.js';
 import type { ResolvedTools, ToolResolver } from '../tool-resolver.js';
 
 /**

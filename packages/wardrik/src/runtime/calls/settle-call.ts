@@ -3,7 +3,7 @@ import { agentOfTool } from '../../agents/agent-tool.js';
 import { isTransferTool, transferRequest } from '../../agents/transfer.js';
 import type { JournalRecord, StateWrite } from '../../journal/records.js';
 import { DURABLE, NOT_DURABLE, type WriteOptions } from '../run/run-writer.js';
-import { storedWrites } from '../state-values.js';
+import { storedWrites } from '../run/state-values.js';
 import { storableAnswer } from '../storable.js';
 import type { Tried } from './attempt-with-retries.js';
 import { toldOfEdit } from './call-outcomes.js';

@@ -6,9 +6,9 @@ import type { ModelRequest, ModelResponse, ModelToolCall, RequestedToolCall } fr
 import { backoffDelay, sleep } from '../backoff.js';
 import { checkedObject, checkedResponse, invokeCallback } from '../callbacks.js';
 import type { CallScope } from '../calls/call-scope.js';
-import type { RunAbort } from '../run-abort.js';
 import { journaledArguments } from '../storable.js';
 import type { OfferedTools } from '../tool-resolver.js';
+import type { RunAbort } from './run-abort.js';
 import type { EndDetail } from './run-end.js';
 import { RunFailure } from './run-failure.js';
 

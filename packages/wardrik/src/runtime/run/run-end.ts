@@ -2,8 +2,8 @@ import type { TrippedGuardrail } from '../../agents/final-answer.js';
 import type { EndStatus, JournalRecord, StateWrite } from '../../journal/records.js';
 import { isEnded } from '../../store/store.js';
 import type { CallScope } from '../calls/call-scope.js';
-import { storedWrites } from '../state-values.js';
 import { openParkIds } from './run-writer.js';
+import { storedWrites } from './state-values.js';
 
 /** How a run ends: its output, or its error (and the guardrail that stopped it, if one did). */
 export interface EndDetail {

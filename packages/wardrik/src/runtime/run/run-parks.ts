@@ -5,7 +5,7 @@ import type { JournalRecord, Park, ParkDecision, ParkKind, StateWrite } from '..
 import { isEnded, type ParkRow, type PendingAnswer } from '../../store/store.js';
 import type { CallScope, ParkOptions } from '../calls/call-scope.js';
 import { timeOrderedId } from '../ids.js';
-import { parkHash } from '../park-hash.js';
+import { parkHash } from './park-hash.js';
 import { endRecord } from './run-end.js';
 
 /** A person's answer to a park, as the run journals it. */

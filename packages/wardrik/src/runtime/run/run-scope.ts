@@ -17,13 +17,13 @@ import { settledOutcome } from '../calls/call-outcomes.js';
 import type { AnsweredOptions, CallScope, ParkOptions } from '../calls/call-scope.js';
 import type { CallOutcome } from '../hooks.js';
 import { InputParks } from '../input-parks.js';
-import { RunAbort } from '../run-abort.js';
-import { StateValues } from '../state-values.js';
 import { type ResolvedTools, type ResolveInput, ToolResolver } from '../tool-resolver.js';
 import type { DriverDeps } from './driver-deps.js';
+import { RunAbort } from './run-abort.js';
 import { RunFailure } from './run-failure.js';
 import { RunParks } from './run-parks.js';
 import { RunWriter } from './run-writer.js';
+import { StateValues } from './state-values.js';
 
 /** The reason the process gives when it stops a run (shutting down): not a cancel. */
 export const shutdown = Symbol('shutdown');

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ParkedCall, ParkKind } from '../journal/records.js';
+import type { ParkedCall, ParkKind } from '../../journal/records.js';
 
 /**
  * The hash an answer must name: it covers the park's id and kind and the exact call it holds

@@ -1,7 +1,7 @@
 import type { StateEntry, StateSource } from '@wardrik/core';
-import type { StateWrite } from '../journal/records.js';
-import { isRunOnlyKey, type RunState } from '../journal/state.js';
-import { type ScopedStateWrite, type StoredStateValue, stateScopeOf } from '../store/session-store.js';
+import type { StateWrite } from '../../journal/records.js';
+import { isRunOnlyKey, type RunState } from '../../journal/state.js';
+import { type ScopedStateWrite, type StoredStateValue, stateScopeOf } from '../../store/session-store.js';
 
 /**
  * The state a run reads: its session's, its principal's and its app's values as loaded from the
