@@ -1,5 +1,5 @@
 import type { RetryPolicy } from '@wardrik/core/wire';
-import { onAbort } from './on-abort.js';
+import { onAbort } from '../abort/on-abort.js';
 
 // The delay arithmetic is shared with @wardrik/worker; the defaults and the wait are the runtime's.
 export { backoffDelay, type RetryPolicy } from '@wardrik/core/wire';

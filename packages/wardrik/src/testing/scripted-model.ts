@@ -9,7 +9,7 @@ import type {
   RequestedToolCall,
   Usage,
 } from '../model/model.js';
-import { onAbort } from '../runtime/on-abort.js';
+import { onAbort } from '../abort/on-abort.js';
 
 /** One scripted model turn: text, tool calls, or both, with what it cost. */
 export interface ScriptedTurn {

@@ -1,1 +1,0 @@
-export { onAbort } from '../abort/on-abort.js';
