@@ -107,6 +107,33 @@ export async function attemptCall(input: AttemptInput): Promise<Attempt> {
   if (input.run.aborted) return { kind: 'cancelled' };
   const timeout = input.tools.get(input.name)?.annotations.timeout;
   const controller = timeout === undefined ? undefined : new AbortController();
+  const context = callContext(input, controller);
+  // One promise settled by whichever comes first: the answer, a cancel of the run, the timeout.
+  let stopWaiting: (() => void) | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const attempt = new Promise<Attempt>((resolve, reject) => {
+    call(input.tools, { id: input.callId, name: input.name, arguments: input.arguments }, context)
+      .then((answer) => withSavesLabelled(context, answer))
+      .then((answer) => resolve({ kind: 'answered', answer, stateChanges: context.stateChanges }), reject);
+    if (input.run.aborted) resolve({ kind: 'cancelled' });
+    else stopWaiting = input.run.onAbort(() => resolve({ kind: 'cancelled' }));
+    if (controller && timeout !== undefined) {
+      timer = setTimeout(() => {
+        controller.abort(new Error(`timed out after ${timeout} ms`));
+        resolve({ kind: 'timeout', ms: timeout, answerSoFar: snapshot(context) });
+      }, timeout);
+    }
+  });
+  try {
+    return await attempt;
+  } finally {
+    if (timer) clearTimeout(timer);
+    stopWaiting?.();
+  }
+}
+
+/** The context the tool is given for one try (`controller`: aborts its signal when the tool's timeout passes). */
+function callContext(input: AttemptInput, controller: AbortController | undefined): ReturnType<typeof createContext> {
   const { requestInput, sample } = input;
   const context: ReturnType<typeof createContext> = createContext({
     runId: input.runId,
@@ -143,28 +170,7 @@ export async function attemptCall(input: AttemptInput): Promise<Attempt> {
         return sampled.result;
       }),
   });
-  // One promise settled by whichever comes first: the answer, a cancel of the run, the timeout.
-  let stopWaiting: (() => void) | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  const attempt = new Promise<Attempt>((resolve, reject) => {
-    call(input.tools, { id: input.callId, name: input.name, arguments: input.arguments }, context)
-      .then((answer) => withSavesLabelled(context, answer))
-      .then((answer) => resolve({ kind: 'answered', answer, stateChanges: context.stateChanges }), reject);
-    if (input.run.aborted) resolve({ kind: 'cancelled' });
-    else stopWaiting = input.run.onAbort(() => resolve({ kind: 'cancelled' }));
-    if (controller && timeout !== undefined) {
-      timer = setTimeout(() => {
-        controller.abort(new Error(`timed out after ${timeout} ms`));
-        resolve({ kind: 'timeout', ms: timeout, answerSoFar: snapshot(context) });
-      }, timeout);
-    }
-  });
-  try {
-    return await attempt;
-  } finally {
-    if (timer) clearTimeout(timer);
-    stopWaiting?.();
-  }
+  return context;
 }
 
 function withCallSignal(call: AbortSignal, given: AbortSignal | undefined): AbortSignal {
