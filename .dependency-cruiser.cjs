@@ -60,6 +60,21 @@ module.exports = {
       to: { path: [wardrik('runtime'), wardrik('toolsets'), wardrik('workers'), wardrik('agents')] },
     },
     {
+      name: 'runtime-rooms-in-layers',
+      severity: 'error',
+      comment:
+        'runtime/ in rooms (DESIGN.md §2): node/ (the runs a node holds) drives run/ (one run) and calls/ (a call\'s phases); one run and its calls never reach up to the node.',
+      from: { path: [wardrik('runtime/run'), wardrik('runtime/calls')] },
+      to: { path: wardrik('runtime/node') },
+    },
+    {
+      name: 'facade-on-top',
+      severity: 'error',
+      comment: 'wardrik.ts is the public facade (with its read side and its wiring): nothing in runtime/ imports it.',
+      from: { path: wardrik('runtime'), pathNot: '^packages/wardrik/src/runtime/(wardrik|wardrik-reads|runtime-parts)\\.ts$' },
+      to: { path: '^packages/wardrik/src/runtime/(wardrik|wardrik-reads|runtime-parts)\\.ts$' },
+    },
+    {
       name: 'journal-imports-no-store',
       severity: 'error',
       comment: 'The journal (records and the fold over them) is below the stores that keep it.',
