@@ -176,6 +176,7 @@ export {
   type StartOptions,
   Wardrik,
   type WardrikOptions,
+  type WardrikReads,
 } from './runtime/wardrik.js';
 export * from './server.js';
 export * from './sqlite.js';
