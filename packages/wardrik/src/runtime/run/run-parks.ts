@@ -54,7 +54,11 @@ export class RunParks {
       ...(rule ? { rule } : {}),
       ...external,
     };
-    await run.writer.write([run.writer.record('run-parked', { park })], { durable: true, row: true, parks: [park] });
+    await run.writer.write([run.writer.record('run-parked', { park }, { at: park.createdAt })], {
+      durable: true,
+      row: true,
+      parks: [park],
+    });
     if (call) run.callSettled(call, kind === 'in_doubt' ? 'in_doubt' : 'parked', rule);
     this.opened(park, rule);
     return park;
