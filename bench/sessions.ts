@@ -95,7 +95,7 @@ async function sessionCost(window: number): Promise<Record<string, string | numb
 
 /** The resolver alone: µs per `resolve()` with one toolset returning the same array, next to an agent's fixed tools. */
 async function resolverCost(): Promise<Record<string, string | number>> {
-  const { ToolResolver } = await import('../packages/wardrik/src/runtime/tool-resolver.ts');
+  const { ToolResolver } = await import('../packages/wardrik/src/tool-sources/tool-resolver.ts');
   const same: readonly Tool<never>[] = [lookup as unknown as Tool<never>];
   const catalogue = toolset({ name: 'catalogue', tools: () => same });
   const model = callingModel(1);

@@ -1,5 +1,5 @@
 import type { SampleRequest } from '@wardrik/core';
-import type { CallSample, RunSampleRequest } from '../runtime/call-sampling.js';
+import type { CallSample, RunSampleRequest } from '../runtime/calls/call-sampling.js';
 
 /** Asks one MCP client's model on a call's behalf (`sampling/createMessage`). */
 export type ClientSampler = (request: SampleRequest, signal: AbortSignal) => Promise<CallSample>;

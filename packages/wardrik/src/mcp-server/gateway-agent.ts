@@ -1,6 +1,11 @@
 import { type Agent, defineAgent } from '../agent.js';
 import type { Message, Model, ModelRequest, ModelResponse } from '../model/model.js';
-import { type CallSample, type RunSampleRequest, type RunSampler, SAMPLES_FOR_RUN } from '../runtime/call-sampling.js';
+import {
+  type CallSample,
+  type RunSampleRequest,
+  type RunSampler,
+  SAMPLES_FOR_RUN,
+} from '../runtime/calls/call-sampling.js';
 import { ClientSamplers } from './client-sampling.js';
 
 /** What a gateway agent's name adds to its agent's: `support` → `support.gateway`. */

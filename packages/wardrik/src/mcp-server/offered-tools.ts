@@ -3,8 +3,8 @@ import { type Arguments, type CompiledSchema, compileSchema, type Tool, toMcpToo
 import type { Agent } from '../agent.js';
 import { can } from '../auth/permissions.js';
 import type { Principal } from '../auth/types.js';
-import { ToolResolver } from '../runtime/tool-resolver.js';
 import type { Wardrik } from '../runtime/wardrik.js';
+import { ToolResolver } from '../tool-sources/tool-resolver.js';
 import { gatewayOf } from './gateway-agent.js';
 
 /** How long listing a gateway agent's toolsets may take, in ms (as a run's step would wait). */

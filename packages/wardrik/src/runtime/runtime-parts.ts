@@ -17,7 +17,7 @@ import { RunNode } from './node/run-node.js';
 import { checkPolicy } from './policy.js';
 import { checkRetention } from './retention-rules.js';
 import { Retention } from './retention-sweep.js';
-import type { DriverDeps } from './run-driver.js';
+import type { DriverDeps } from './run/driver-deps.js';
 import type { RunResult } from './run-result.js';
 import { Services } from './services.js';
 import { Sessions } from './sessions.js';

@@ -2,7 +2,7 @@ import type { InputQuestion, InputReply } from '@wardrik/core';
 import { InvalidInputError, ParkNotFoundError } from '../errors.js';
 import type { Park, ParkDecision } from '../journal/records.js';
 import type { ParkRow } from '../store/store.js';
-import { checkQuestion, replyOf } from './input-parks.js';
+import { checkQuestion, replyOf } from './calls/input-parks.js';
 
 /** How often a question asked for work looks whether it was answered on another node (signals come first). */
 const POLL_MS = 1_000;

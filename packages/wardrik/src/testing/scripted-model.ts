@@ -1,4 +1,5 @@
 import type { Measures } from '@wardrik/core';
+import { onAbort } from '../abort/on-abort.js';
 import { ModelError } from '../errors.js';
 import type {
   GenerateOptions,
@@ -9,7 +10,6 @@ import type {
   RequestedToolCall,
   Usage,
 } from '../model/model.js';
-import { onAbort } from '../abort/on-abort.js';
 
 /** One scripted model turn: text, tool calls, or both, with what it cost. */
 export interface ScriptedTurn {

@@ -11,6 +11,11 @@ export interface ToolSourceFacts {
   readonly source: 'workers' | 'mcp';
   /** Whether every worker (or the server) offering it marks it read-only. */
   readonly readOnlyEverywhere: boolean;
+  /**
+   * Set on a stand-in: no source offered the tool when it was looked for (its schema is unknown),
+   * so a call of it waits for one. The name under which the source would list it.
+   */
+  readonly standsInFor?: string;
 }
 
 /** The private key under which a tool source puts its facts (`Symbol.for`: one key even if two copies of the package load). */
@@ -19,6 +24,11 @@ const TOOL_SOURCE = Symbol.for('wardrik.tool-source');
 /** A copy of `tool` carrying what its source says of it (see `ToolSourceFacts`). */
 export function withSourceFacts<Args>(tool: Tool<Args>, facts: ToolSourceFacts): Tool<Args> {
   return putPrivate(tool, TOOL_SOURCE, Object.freeze({ ...facts }));
+}
+
+/** Whether `tool` stands in for one no source offered when it was looked for (see `ToolSourceFacts.standsInFor`). */
+export function isStandIn(tool: Tool<Arguments>): boolean {
+  return sourceFacts(tool)?.standsInFor !== undefined;
 }
 
 /** What the source of `tool` says of it; undefined for a local tool. */

@@ -80,6 +80,7 @@ export function buildWorkerTool(spec: WorkerToolSpec): Tool<Arguments> {
   const marked = withSourceFacts(putPrivate(built, WORKER_TOOL, info), {
     source: 'workers',
     readOnlyEverywhere: info.readOnlyEverywhere,
+    ...(info.standIn ? { standsInFor: info.workerName } : {}),
   });
   return spec.origin ? describedBy(marked, spec.origin) : marked;
 }

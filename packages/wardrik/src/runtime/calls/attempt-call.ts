@@ -20,8 +20,8 @@ import {
   type StateSource,
   type Tool,
 } from '@wardrik/core';
-import type { CallSample } from '../call-sampling.js';
 import type { RunAbort } from '../run/run-abort.js';
+import type { CallSample } from './call-sampling.js';
 
 /** How one try of a call came out. */
 export type Attempt =

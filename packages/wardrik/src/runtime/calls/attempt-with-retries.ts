@@ -11,10 +11,10 @@ import {
 import { agentOfTool, CHILD_RUNNER } from '../../agents/agent-tool.js';
 import { JOURNAL_VERSION, type JournalRecord, type StoredRecord } from '../../journal/records.js';
 import { backoffDelay, sleep } from '../backoff.js';
-import { sampleForCall } from '../call-sampling.js';
 import { DURABLE, NOT_DURABLE } from '../run/run-writer.js';
 import { type Attempt, attemptCall, type CallServicesRequest, onlyTool } from './attempt-call.js';
 import { attemptOutcome, describeAnswer } from './call-outcomes.js';
+import { sampleForCall } from './call-sampling.js';
 import type { CallScope, CallTarget } from './call-scope.js';
 import { childRunner } from './child-runner.js';
 import { SETTLED } from './resolve-call.js';

@@ -2,14 +2,15 @@ import type { Answer, Arguments, Measures, Progress, Tool } from '@wardrik/core'
 import type { Agent } from '../../agent.js';
 import type { Budget, CallHolder, JournalRecord, Park, ParkKind, StateWrite } from '../../journal/records.js';
 import type { CallState, RunState } from '../../journal/state.js';
+import type { ResolvedTools } from '../../tool-sources/tool-offer.js';
+import type { ToolResolver } from '../../tool-sources/tool-resolver.js';
 import type { CallbackRun } from '../callbacks.js';
 import type { CallOutcome } from '../hooks.js';
-import type { InputParks } from '../input-parks.js';
 import type { DriverDeps } from '../run/driver-deps.js';
 import type { RunAbort } from '../run/run-abort.js';
 import type { RunWriter } from '../run/run-writer.js';
 import type { StateValues } from '../run/state-values.js';
-import type { ResolvedTools, ToolResolver } from '../tool-resolver.js';
+import type { InputParks } from './input-parks.js';
 
 /**
  * What a call's phases (resolve → decide → attempt → settle) need from the run they belong to: its

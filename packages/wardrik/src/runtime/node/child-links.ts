@@ -2,7 +2,7 @@ import { childHandle, childOfHandle, childOutcome } from '../../agents/child-run
 import type { StateWrite } from '../../journal/records.js';
 import { isEnded, type ParkRow, type Store } from '../../store/store.js';
 import type { ExternalOutcome } from '../external-work.js';
-import type { RunDriver } from '../run-driver.js';
+import type { RunDriver } from '../run/run-driver.js';
 import type { RunResult } from '../run-result.js';
 import type { HeldRuns } from './held-runs.js';
 import type { NodeHealth } from './node-health.js';

@@ -1,6 +1,6 @@
 import { RunNeedsAttentionError } from '../../errors.js';
 import type { Lease, Store } from '../../store/store.js';
-import type { RunDriver } from '../run-driver.js';
+import type { RunDriver } from '../run/run-driver.js';
 import type { HeldRuns } from './held-runs.js';
 import type { NodeHealth } from './node-health.js';
 import type { Ownership } from './ownership.js';

@@ -2,7 +2,7 @@ import { describeReason } from '@wardrik/core';
 import { StoreError } from '../../errors.js';
 import type { Lease, Store } from '../../store/store.js';
 import type { Hooks } from '../hooks.js';
-import type { DriveOutcome, RunDriver } from '../run-driver.js';
+import type { DriveOutcome, RunDriver } from '../run/run-driver.js';
 import type { RunResult } from '../run-result.js';
 import type { NodeHealth } from './node-health.js';
 import type { Ownership } from './ownership.js';

@@ -8,10 +8,10 @@ import {
 } from '../../errors.js';
 import type { CallHolder, ParkDecision } from '../../journal/records.js';
 import type { ParkRow, Store } from '../../store/store.js';
-import { checkEditedArguments, type EditCheckDeps } from '../edited-arguments.js';
-import { checkInputAnswer } from '../input-parks.js';
+import { checkEditedArguments, type EditCheckDeps } from '../calls/edited-arguments.js';
+import { checkInputAnswer } from '../calls/input-parks.js';
 import { checkDecision } from '../park-decision.js';
-import type { RunDriver } from '../run-driver.js';
+import type { RunDriver } from '../run/run-driver.js';
 import type { AnswerOptions } from '../wardrik-options.js';
 import type { Allowances } from './allowances.js';
 import type { RunNode } from './run-node.js';

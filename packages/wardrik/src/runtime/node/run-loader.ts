@@ -4,7 +4,8 @@ import { LeaseLostError, RunHeldElsewhereError, RunNeedsAttentionError, RunNotFo
 import { applyRecord, type RunState, rebuildState } from '../../journal/state.js';
 import { checkJournal } from '../../journal/versions.js';
 import type { Lease, RunRow, Store } from '../../store/store.js';
-import { type DriverDeps, RunDriver } from '../run-driver.js';
+import type { DriverDeps } from '../run/driver-deps.js';
+import { RunDriver } from '../run/run-driver.js';
 import type { HeldRuns } from './held-runs.js';
 import type { NodeHealth } from './node-health.js';
 import type { Ownership } from './ownership.js';

@@ -13,7 +13,8 @@ import {
 import { emptyState } from '../../journal/state.js';
 import type { Hooks } from '../hooks.js';
 import { timeOrderedId } from '../ids.js';
-import { type DriverDeps, RunDriver } from '../run-driver.js';
+import type { DriverDeps } from '../run/driver-deps.js';
+import { RunDriver } from '../run/run-driver.js';
 import type { Sessions } from '../sessions.js';
 import type { StartOptions } from '../wardrik-options.js';
 import type { HeldRuns } from './held-runs.js';

@@ -3,11 +3,11 @@ import { checkFinalAnswer, firstTripped, trippedError } from '../../agents/final
 import { WorkflowStopped } from '../../agents/workflow-agents.js';
 import { ModelError } from '../../errors.js';
 import type { ModelRequest, ModelResponse, ModelToolCall, RequestedToolCall } from '../../model/model.js';
+import type { OfferedTools } from '../../tool-sources/tool-offer.js';
 import { backoffDelay, sleep } from '../backoff.js';
 import { checkedObject, checkedResponse, invokeCallback } from '../callbacks.js';
 import type { CallScope } from '../calls/call-scope.js';
 import { journaledArguments } from '../storable.js';
-import type { OfferedTools } from '../tool-resolver.js';
 import type { RunAbort } from './run-abort.js';
 import type { EndDetail } from './run-end.js';
 import { RunFailure } from './run-failure.js';

@@ -1,9 +1,9 @@
 import { type Label, mergeLabels } from '@wardrik/core';
 import type { Agent } from '../../agent.js';
 import type { UnpinnedTool } from '../../journal/records.js';
+import type { OfferedTools } from '../../tool-sources/tool-offer.js';
 import type { CallScope } from '../calls/call-scope.js';
 import { renderInstructions } from '../instructions.js';
-import type { OfferedTools } from '../tool-resolver.js';
 
 /** What a model step is given. */
 export interface PreparedStep {

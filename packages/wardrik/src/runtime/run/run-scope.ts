@@ -12,12 +12,14 @@ import {
 } from '../../journal/records.js';
 import { type CallState, type RunState, tokensUsed } from '../../journal/state.js';
 import { stateScopesOf } from '../../store/session-store.js';
+import type { ResolvedTools } from '../../tool-sources/tool-offer.js';
+import { ToolResolver } from '../../tool-sources/tool-resolver.js';
+import type { ResolveInput } from '../../tool-sources/toolset-context.js';
 import type { CallbackRun } from '../callbacks.js';
 import { settledOutcome } from '../calls/call-outcomes.js';
 import type { AnsweredOptions, CallScope, ParkOptions } from '../calls/call-scope.js';
+import { InputParks } from '../calls/input-parks.js';
 import type { CallOutcome } from '../hooks.js';
-import { InputParks } from '../input-parks.js';
-import { type ResolvedTools, type ResolveInput, ToolResolver } from '../tool-resolver.js';
 import type { DriverDeps } from './driver-deps.js';
 import { RunAbort } from './run-abort.js';
 import { RunFailure } from './run-failure.js';

@@ -1,13 +1,13 @@
 import type { Arguments, Tool } from '@wardrik/core';
-import type { AgentDirectory } from '../agents/agent-directory.js';
-import { InvalidParkAnswerError } from '../errors.js';
-import type { RunState } from '../journal/state.js';
-import type { SessionStore } from '../store/session-store.js';
-import { stateScopesOf } from '../store/session-store.js';
-import type { WorkerHub } from '../workers/worker-hub.js';
-import { StateValues } from './run/state-values.js';
-import { isStandIn } from './stand-in.js';
-import { ToolResolver } from './tool-resolver.js';
+import type { AgentDirectory } from '../../agents/agent-directory.js';
+import { InvalidParkAnswerError } from '../../errors.js';
+import type { RunState } from '../../journal/state.js';
+import type { SessionStore } from '../../store/session-store.js';
+import { stateScopesOf } from '../../store/session-store.js';
+import { ToolResolver } from '../../tool-sources/tool-resolver.js';
+import { isStandIn } from '../../tool-sources/tool-source-facts.js';
+import type { WorkerHub } from '../../workers/worker-hub.js';
+import { StateValues } from '../run/state-values.js';
 
 /** What finding the tool of a parked call needs. */
 export interface EditCheckDeps {

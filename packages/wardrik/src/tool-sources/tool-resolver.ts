@@ -3,7 +3,6 @@ import type { Agent } from '../agent.js';
 import { toolDefinition } from '../agent.js';
 import type { ModelToolDefinition } from '../model/model.js';
 import type { WorkerHub } from '../workers/worker-hub.js';
-import { isStandIn, standInName } from './stand-in.js';
 import {
   combineOffer,
   type Descriptions,
@@ -14,11 +13,9 @@ import {
   type ToolsetResult,
   withDescriptions,
 } from './tool-offer.js';
+import { isStandIn, sourceFacts } from './tool-source-facts.js';
 import { askToolset, buildToolsetResult, isThenable, signInNeeded } from './toolset-answers.js';
 import type { ResolveInput } from './toolset-context.js';
-
-export type { OfferedTools, ResolvedTools, SignInNeeded } from './tool-offer.js';
-export type { ResolveInput } from './toolset-context.js';
 
 /** The tool a stand-in stood for, once offered; or why none came (the call's answer). */
 export type Offered = { readonly tool: Tool<Arguments> } | { readonly unavailable: string };
@@ -182,7 +179,9 @@ export class ToolResolver {
     const tool = await this.#workers?.awaitTool(agent.name, agent.workers, name, signal);
     if (tool) return { tool };
     const waited = this.#workers?.unavailableWaitMs ?? 0;
-    return { unavailable: `Unavailable: no worker offers ${standInName(standIn)} (waited ${waited} ms)` };
+    return {
+      unavailable: `Unavailable: no worker offers ${sourceFacts(standIn)?.standsInFor ?? standIn.name} (waited ${waited} ms)`,
+    };
   }
 
   #build(toolset: Toolset, tools: readonly Tool<never>[]): ToolsetResult {

@@ -1,23 +1,21 @@
 import { describeReason, type InputQuestion } from '@wardrik/core';
-import type { Agent } from '../agent.js';
-import { firstTripped, trippedError } from '../agents/final-answer.js';
-import { LeaseLostError, StoreError } from '../errors.js';
-import { JOURNAL_VERSION, type JournalRecord, type Park, type ParkDecision } from '../journal/records.js';
-import type { RunState } from '../journal/state.js';
-import { isEnded, type Lease, type ParkRow, type PendingAnswer } from '../store/store.js';
-import { CallbackFailure } from './callbacks.js';
-import { runPending } from './calls/execute-call.js';
-import type { DriverDeps } from './run/driver-deps.js';
-import { nextTurnIfSliceOver } from './run/fair-share.js';
-import { type Generated, generate, journaledCall, judgeFinalAnswer, usageMeasures } from './run/model-step.js';
-import { type PreparedStep, StepPreparer, sameNames } from './run/prepare-step.js';
-import { type EndOptions, endRun, truncatedError } from './run/run-end.js';
-import { RunFailure } from './run/run-failure.js';
-import { RunScope, shutdown } from './run/run-scope.js';
-import { NOT_DURABLE, type WriteOptions } from './run/run-writer.js';
-import type { SignInNeeded } from './tool-resolver.js';
-
-export type { DriverDeps };
+import type { Agent } from '../../agent.js';
+import { firstTripped, trippedError } from '../../agents/final-answer.js';
+import { LeaseLostError, StoreError } from '../../errors.js';
+import { JOURNAL_VERSION, type JournalRecord, type Park, type ParkDecision } from '../../journal/records.js';
+import type { RunState } from '../../journal/state.js';
+import { isEnded, type Lease, type ParkRow, type PendingAnswer } from '../../store/store.js';
+import type { SignInNeeded } from '../../tool-sources/tool-offer.js';
+import { CallbackFailure } from '../callbacks.js';
+import { runPending } from '../calls/execute-call.js';
+import type { DriverDeps } from './driver-deps.js';
+import { nextTurnIfSliceOver } from './fair-share.js';
+import { type Generated, generate, journaledCall, judgeFinalAnswer, usageMeasures } from './model-step.js';
+import { type PreparedStep, StepPreparer, sameNames } from './prepare-step.js';
+import { type EndOptions, endRun, truncatedError } from './run-end.js';
+import { RunFailure } from './run-failure.js';
+import { RunScope, shutdown } from './run-scope.js';
+import { NOT_DURABLE, type WriteOptions } from './run-writer.js';
 
 /**
  * Why a driver stopped driving: the run parked or ended; the process stops it (`stopped`); or

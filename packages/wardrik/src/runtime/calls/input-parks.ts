@@ -1,15 +1,15 @@
 import { compileSchema, describeType, type InputQuestion, type InputReply } from '@wardrik/core';
-import { InvalidInputError, InvalidParkAnswerError, ParkAlreadyAnsweredError } from '../errors.js';
+import { InvalidInputError, InvalidParkAnswerError, ParkAlreadyAnsweredError } from '../../errors.js';
 import {
   type CallHolder,
   JOURNAL_VERSION,
   type JournalRecord,
   type Park,
   type ParkDecision,
-} from '../journal/records.js';
-import type { CallState, RunState } from '../journal/state.js';
-import { timeOrderedId } from './ids.js';
-import { parkHash } from './run/park-hash.js';
+} from '../../journal/records.js';
+import type { CallState, RunState } from '../../journal/state.js';
+import { timeOrderedId } from '../ids.js';
+import { parkHash } from '../run/park-hash.js';
 
 /** The longest question (message) a call may ask, in characters. */
 const MAX_MESSAGE = 10_000;

@@ -1,6 +1,6 @@
 import { addMeasures, describeType, type Measures, type SampleRequest, type SampleResult } from '@wardrik/core';
-import { InvalidInputError } from '../errors.js';
-import type { Message, Model, ModelResponse } from '../model/model.js';
+import { InvalidInputError } from '../../errors.js';
+import type { Message, Model, ModelResponse } from '../../model/model.js';
 
 /** The most messages one sampling request may carry. */
 const MAX_MESSAGES = 200;
