@@ -6,10 +6,11 @@
 //   or: node --import tsx bench/import-cost.ts [COMMIT]   (default: ff7bef8, before the package was split)
 // Environment: ROUNDS (default 15 pairs). The older tree is checked out with `git worktree` in a
 // temporary directory (removed at the end), its node_modules linked to this one's (its own packages to
-// itself), and built; this tree is built too (tsc -b, nothing to do when it is up to date).
+// itself), and built; this tree is built too, each as `npm run build` does (tsc -b, then the JavaScript
+// again without comments where the tree has packages/*/tsconfig.emit.json).
 // A side whose `wardrik` has no `./sqlite` entry (the older tree: its root holds the SQLite store) imports `wardrik` alone.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { median } from './stats.ts';
@@ -77,8 +78,13 @@ function checkOut(commit: string): { readonly dir: string; readonly remove: () =
   return { dir, remove };
 }
 
+/** Builds a tree as `npm run build` does: `tsc -b`, then the shipped JavaScript again without comments where the tree does that. */
 function build(dir: string): void {
   execFileSync(process.execPath, [tsc, '-b', 'packages/core', 'packages/wardrik'], { cwd: dir, stdio: 'inherit' });
+  for (const pkg of ['core', 'wardrik']) {
+    const emit = join(dir, 'packages', pkg, 'tsconfig.emit.json');
+    if (existsSync(emit)) execFileSync(process.execPath, [tsc, '-p', emit], { cwd: dir, stdio: 'inherit' });
+  }
 }
 
 function mb(bytes: number): string {
