@@ -36,7 +36,7 @@ import { EXAMPLE_CONFIG } from '../src/cli/example-config.js';
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 const PACKAGES = ['core', 'wardrik', 'worker'] as const;
 /** What a package folder holds besides dist: what `npm pack` may ship, and what `prepack` needs to build. */
-const PACKAGE_FILES = ['package.json', 'tsconfig.json', 'src', 'bin', 'README.md', 'LICENSE'];
+const PACKAGE_FILES = ['package.json', 'tsconfig.json', 'tsconfig.emit.json', 'src', 'bin', 'README.md', 'LICENSE'];
 /** The console's sources, which wardrik's `prepack` builds into its console/ folder. */
 const CONSOLE_FILES = ['package.json', 'tsconfig.json', 'vite.config.ts', 'index.html', 'src', 'public'];
 
@@ -228,6 +228,16 @@ afterAll(async () => {
 });
 
 describe('the packed packages', () => {
+  it("ship their JavaScript without comments (an app keeps every module's source in memory) and their TSDoc in the .d.ts", () => {
+    const app = apps.get('module') ?? '';
+    const modules = { '@wardrik/core': 'tool', wardrik: 'runtime/run/run-driver' };
+    for (const [name, module] of Object.entries(modules)) {
+      const path = join(app, 'node_modules', name, 'dist', module);
+      expect(readFileSync(`${path}.js`, 'utf8'), `${name}: dist/${module}.js`).not.toMatch(/\/\*\*|^\s*\/\/ /m);
+      expect(readFileSync(`${path}.d.ts`, 'utf8'), `${name}: dist/${module}.d.ts`).toContain('/**');
+    }
+  });
+
   it('declare every package their modules and declarations import (wardrik imported @wardrik/core without)', () => {
     const app = apps.get('module') ?? '';
     for (const name of packed.keys()) {
