@@ -198,6 +198,28 @@ describe.each(storeFactories)('$name: shared behaviour', ({ open }) => {
     expect(await store.countOpenParks()).toEqual({ tool: 2, external: 1 });
   });
 
+  it('finds the parks waiting for a handle, among many open ones, with the other filters', async () => {
+    await parkRun(store, 'r1', 'p1');
+    const waits = Array.from({ length: 50 }, (_, index) => ({
+      ...park(`w${index}`, 'r1', 1_000 + index),
+      kind: 'external' as const,
+      handle: `job-${index}`,
+    }));
+    // A handle that is a prefix, or holds quotes and LIKE's wildcards, matches only itself.
+    const odd = { ...park('odd', 'r2', 5_000), kind: 'external' as const, handle: `job-1%_"'` };
+    await store.write({ runId: 'r1', records: [], parks: waits }, { durable: false });
+    await store.write({ runId: 'r2', records: [], parks: [odd] }, { durable: true });
+    const ids = async (filter: Parameters<Store['listParks']>[0]) =>
+      (await store.listParks(filter)).map((row) => row.id);
+    expect(await ids({ handle: 'job-1' })).toEqual(['w1']);
+    expect(await ids({ status: 'open', kind: 'external', handle: 'job-17' })).toEqual(['w17']);
+    expect(await ids({ handle: `job-1%_"'` })).toEqual(['odd']);
+    expect(await ids({ handle: 'job-1', runId: 'r2' })).toEqual([]);
+    expect(await ids({ handle: 'job-1', status: 'answered' })).toEqual([]);
+    expect(await ids({ handle: 'job-99' })).toEqual([]);
+    expect((await store.listParks({ handle: 'job-3' }))[0]).toEqual({ ...waits[3], status: 'open' });
+  });
+
   it('lists parks newest first, and a page at a time after the last one shown (ties by id)', async () => {
     await parkRun(store, 'r1', 'p2', 'alice', 300);
     await parkRun(store, 'r2', 'p1', 'bob', 100);
@@ -523,6 +545,7 @@ describe('SqliteStore', () => {
       { version: 8, name: 'retention', applied_at: expect.any(Number) },
       { version: 9, name: 'tokens that expire', applied_at: expect.any(Number) },
       { version: 10, name: 'oauth credentials', applied_at: expect.any(Number) },
+      { version: 11, name: 'parks by handle', applied_at: expect.any(Number) },
     ]);
     expect(SQLITE_SCHEMA_VERSION).toBe(SQLITE_MIGRATIONS.length);
     expect(migrateSqlite(database)).toEqual([]);
@@ -548,6 +571,7 @@ describe('SqliteStore', () => {
       'migrations',
       'oauth_credentials',
       'parks',
+      'parks_handle',
       'parks_open_external',
       'parks_run',
       'parks_status_created',
@@ -804,6 +828,25 @@ describe('SqliteStore', () => {
     expect(await store.getPrincipal('p1')).toEqual(principal('p1'));
     expect(disk.journalCount()).toBe(0);
     expect(store.stats().flushes).toBe(flushes);
+  });
+
+  // The store names the index (INDEXED BY): were it missing or unusable, the listing would throw.
+  it('upgrades a database whose runs wait for work: their parks are found by handle, through the index', async () => {
+    const path = newPath();
+    mkdirSync(dirname(path), { recursive: true });
+    const old = new Database(path);
+    const before = SQLITE_MIGRATIONS.filter((migration) => migration.version < 11);
+    expect(migrateSqlite(old, before)).toEqual(before.map((migration) => migration.version));
+    const wait = { ...park('p1', 'r1'), kind: 'external' as const, handle: 'job-7' };
+    old
+      .prepare("INSERT INTO parks (id, run_id, kind, status, created_at, park) VALUES (?, ?, ?, 'open', ?, ?)")
+      .run('p1', 'r1', 'external', wait.createdAt, JSON.stringify(wait));
+    old.close();
+
+    const store = openStore(path);
+    expect(await store.listParks({ status: 'open', kind: 'external', handle: 'job-7' })).toEqual([
+      { ...wait, status: 'open' },
+    ]);
   });
 
   it('upgrades a version 1 database to version 2, keeping its runs', async () => {

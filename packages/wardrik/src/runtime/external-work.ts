@@ -139,7 +139,8 @@ export class ExternalWorkDesk {
   }
 
   async #openPark(handle: string): Promise<ParkRow | undefined> {
-    const open = await this.#deps.store.listParks({ status: 'open', kind: 'external' });
+    const open = await this.#deps.store.listParks({ status: 'open', kind: 'external', handle });
+    // A store of one's own may not know the handle filter: it is applied here too.
     const found = open.filter((park) => park.handle === handle);
     if (found.length > 1) {
       throw new InvalidInputError(

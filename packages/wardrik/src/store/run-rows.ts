@@ -107,6 +107,11 @@ export interface ParkFilter {
   readonly status?: ParkRow['status'];
   readonly kind?: ParkKind;
   readonly runId?: string;
+  /**
+   * Only the parks waiting for this work: the `handle` a long-running tool's `started` answer gave
+   * (a wait on a child run has one too). Found through an index, however many parks are open.
+   */
+  readonly handle?: string;
   /** Only parks of runs of these agents (a principal's scope); applied before `limit`. */
   readonly agents?: readonly string[];
   readonly principal?: string;

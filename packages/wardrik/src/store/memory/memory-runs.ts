@@ -262,6 +262,7 @@ export class MemoryRuns implements RunMethods {
         (filter.status === undefined || row.status === filter.status) &&
         (filter.runId === undefined || row.run_id === filter.runId) &&
         (filter.kind === undefined || row.kind === filter.kind) &&
+        (filter.handle === undefined || parkRowFrom(row).handle === filter.handle) &&
         (filter.agents === undefined || filter.agents.includes(this.#runs.get(row.run_id)?.agent ?? '')) &&
         (filter.principal === undefined || row.principal === filter.principal),
     );

@@ -313,4 +313,14 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       );
     `,
   },
+  {
+    version: 12,
+    name: 'parks by handle',
+    sql: `
+      -- The park waiting for a result of long-running work (or a child run), found by its handle
+      -- when the result comes: one index lookup, however many runs wait (ParkFilter.handle).
+      CREATE INDEX parks_handle ON parks ((park::json ->> 'handle'))
+        WHERE (park::json ->> 'handle') IS NOT NULL;
+    `,
+  },
 ];

@@ -129,8 +129,18 @@ export function listParksQuery(filter: ParkFilter): Built | undefined {
   }
   const where = conditions.where;
   const order = newest ? 'created_at DESC, id DESC' : 'created_at, id';
-  const text = `SELECT * FROM parks${where} ORDER BY ${order} LIMIT ${conditions.parameter(limit ?? null)}`;
+  const text = `SELECT * FROM ${parksSource(conditions, filter.handle)}${where} ORDER BY ${order} LIMIT ${conditions.parameter(limit ?? null)}`;
   return { text, values: conditions.values };
+}
+
+/**
+ * The parks a listing reads: by handle, those the index parks_handle finds (same expression),
+ * fenced off (OFFSET 0) so that the planner cannot trade it for the status index while the
+ * table's statistics lag behind a burst of waits; otherwise all.
+ */
+function parksSource(conditions: Conditions, handle: string | undefined): string {
+  if (handle === undefined) return 'parks';
+  return `(SELECT * FROM parks WHERE (park::json ->> 'handle') = ${conditions.parameter(handle)} OFFSET 0) AS parks`;
 }
 
 export async function countOpenParks(client: pg.ClientBase): Promise<Partial<Record<ParkKind, number>>> {

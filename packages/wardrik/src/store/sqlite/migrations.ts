@@ -236,6 +236,16 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 11,
+    name: 'parks by handle',
+    sql: `
+      -- The park waiting for a result of long-running work (or a child run), found by its handle
+      -- when the result comes: one index lookup, however many runs wait (ParkFilter.handle).
+      CREATE INDEX parks_handle ON parks (json_extract(park, '$.handle'))
+        WHERE json_extract(park, '$.handle') IS NOT NULL;
+    `,
+  },
 ];
 
 /** The schema version this code writes. */
