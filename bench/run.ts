@@ -17,6 +17,7 @@ const benches: Record<string, () => Promise<{ main: () => Promise<unknown> }>> =
   telemetry: () => import('./telemetry.ts'),
   responsiveness: () => import('./responsiveness.ts'),
   retention: () => import('./retention.ts'),
+  'external-work': () => import('./external-work.ts'),
   agentdojo: () => import('./agentdojo.ts'),
   'import-cost': () => import('./import-cost.ts'),
 };
