@@ -141,7 +141,7 @@ function answering(
     store,
     now: driverDeps.now,
     answer: (park, decision, by) =>
-      (answers as ParkAnswers).answer(park.id, decision, { callHash: park.callHash, by }, { carried: true }),
+      (answers as ParkAnswers).answerRead(park, decision, { callHash: park.callHash, by }, { carried: true }),
     onWaiting: (parks) => node.children.settleChildren(parks),
     onError: (error) => node.health.failIfStore(error),
   });

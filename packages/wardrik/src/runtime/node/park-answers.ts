@@ -6,8 +6,8 @@ import {
   RunHeldElsewhereError,
   StaleParkAnswerError,
 } from '../../errors.js';
-import type { CallHolder, ParkDecision } from '../../journal/records.js';
-import type { ParkRow, Store } from '../../store/store.js';
+import type { CallHolder, Park, ParkDecision } from '../../journal/records.js';
+import type { Store } from '../../store/store.js';
 import { checkEditedArguments, type EditCheckDeps } from '../calls/edited-arguments.js';
 import { checkInputAnswer } from '../calls/input-parks.js';
 import { checkDecision } from '../park-decision.js';
@@ -51,6 +51,16 @@ export class ParkAnswers {
     this.#deps.node.health.checkTakingWork();
     const park = await this.#deps.store.getPark(parkId);
     if (!park) throw new ParkNotFoundError(`no park ${JSON.stringify(parkId)}`);
+    await this.answerRead(park, decision, options, source);
+  }
+
+  /**
+   * Answers `park` as its caller read it already (a result of external work finding its wait):
+   * a park's run, kind and call never change, and whether it is still open is checked where the
+   * answer is journaled, so it is not read again.
+   */
+  async answerRead(park: Park, decision: ParkDecision, options: AnswerOptions, source: AnswerSource): Promise<void> {
+    this.#deps.node.health.checkTakingWork();
     const checked = await this.#checked(park, decision, options, source);
     const by = options.by ?? 'local';
     const node = this.#deps.node;
@@ -77,7 +87,7 @@ export class ParkAnswers {
 
   /** The decision checked for the park, before the run is touched (a refused one leaves the park open). */
   async #checked(
-    park: ParkRow,
+    park: Park,
     decision: ParkDecision,
     options: AnswerOptions,
     source: AnswerSource,
@@ -104,7 +114,7 @@ export class ParkAnswers {
 
   /** Another node drives the run: the answer is recorded now, and that node journals it. */
   async #recordForHolder(
-    park: ParkRow,
+    park: Park,
     checked: ParkDecision,
     { by, callHash }: { readonly by: string; readonly callHash: string },
   ): Promise<void> {
@@ -118,7 +128,7 @@ export class ParkAnswers {
   /** Journals the answer on the run's driver, if the park is still open and holds the call answered. */
   async #journal(
     driver: RunDriver,
-    park: ParkRow,
+    park: Park,
     checked: ParkDecision,
     { by, callHash }: { readonly by: string; readonly callHash: string },
   ): Promise<void> {
@@ -143,7 +153,7 @@ export class ParkAnswers {
    * lease, not stopped): running it again now could run it twice. Fine when that process can't
    * be running (see `RunStore.leaseHolderState`).
    */
-  async #checkHolderStopped(park: ParkRow, holder: CallHolder): Promise<void> {
+  async #checkHolderStopped(park: Park, holder: CallHolder): Promise<void> {
     const health = this.#deps.node.health;
     const state = await health.guard(this.#deps.store.leaseHolderState(holder.node, holder.incarnation));
     if (state === 'stopped') return;

@@ -4,7 +4,7 @@ import { firstTripped, trippedError } from '../../agents/final-answer.js';
 import { LeaseLostError, StoreError } from '../../errors.js';
 import { JOURNAL_VERSION, type JournalRecord, type Park, type ParkDecision } from '../../journal/records.js';
 import type { RunState } from '../../journal/state.js';
-import { isEnded, type Lease, type ParkRow, type PendingAnswer } from '../../store/store.js';
+import { isEnded, type Lease, type PendingAnswer } from '../../store/store.js';
 import type { SignInNeeded } from '../../tool-sources/tool-offer.js';
 import { CallbackFailure } from '../callbacks.js';
 import { runPending } from '../calls/execute-call.js';
@@ -168,7 +168,7 @@ export class RunDriver {
    * Writes a person's answer to one of this run's parks, atomically and durably. The caller has
    * checked that the park is open and the decision allowed for its kind.
    */
-  answer(park: ParkRow, decision: ParkDecision, by: string): Promise<void> {
+  answer(park: Park, decision: ParkDecision, by: string): Promise<void> {
     return this.#run.parks.answer(park, decision, by);
   }
 

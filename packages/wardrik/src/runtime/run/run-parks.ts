@@ -2,7 +2,7 @@ import { type Answer, error, type InputQuestion, mergeLabels, ok } from '@wardri
 import { childOfHandle } from '../../agents/child-runs.js';
 import { ParkNotFoundError } from '../../errors.js';
 import type { JournalRecord, Park, ParkDecision, ParkKind, StateWrite } from '../../journal/records.js';
-import { isEnded, type ParkRow, type PendingAnswer } from '../../store/store.js';
+import { isEnded, type PendingAnswer } from '../../store/store.js';
 import type { CallScope, ParkOptions } from '../calls/call-scope.js';
 import { timeOrderedId } from '../ids.js';
 import { parkHash } from './park-hash.js';
@@ -85,7 +85,7 @@ export class RunParks {
    * Writes a person's answer to one of this run's parks, atomically and durably. The caller has
    * checked that the park is open and the decision allowed for its kind.
    */
-  async answer(park: ParkRow, decision: ParkDecision, by: string): Promise<void> {
+  async answer(park: Park, decision: ParkDecision, by: string): Promise<void> {
     const run = this.#run;
     if (park.kind === 'input' && !run.inputs.isWaiting(park.id) && !this.#asksForWork(park)) {
       await run.inputs.refuseStale(park.id);
