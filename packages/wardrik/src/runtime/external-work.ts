@@ -19,6 +19,8 @@ export interface ExternalWorkDeps {
 
 /** How often open `external` parks are looked over for deadlines set by other nodes (ms). */
 const RESCAN_MS = 30_000;
+/** How many open `external` parks a look over them reads at a time (see `scan`). */
+const SCAN_PAGE = 500;
 /** How often a result looks again for the park it names while none is open yet (ms). */
 const POLL_MS = 50;
 
@@ -41,6 +43,8 @@ export class ExternalWorkDesk {
   /** Known deadlines by park id. */
   readonly #deadlines = new Map<string, { readonly park: Park; readonly at: number }>();
   #timer: NodeJS.Timeout | undefined;
+  /** The deadline the timer is set for (infinity: none). */
+  #timerAt = Number.POSITIVE_INFINITY;
   #rescan: NodeJS.Timeout | undefined;
   #closed = false;
 
@@ -50,18 +54,31 @@ export class ExternalWorkDesk {
 
   /**
    * Looks over the open `external` parks (at start, then now and then: another node may have set
-   * them). Resolves to the handles runs wait for.
+   * them), a page at a time, letting other work run between pages. Resolves to the handles runs
+   * wait for.
    */
   async scan(): Promise<string[]> {
-    if (this.#closed) return [];
-    const open = await this.#deps.store.listParks({ status: 'open', kind: 'external' });
     const handles: string[] = [];
-    for (const park of open) {
-      if (park.kind !== 'external') continue;
-      this.#watch(park);
-      if (park.handle !== undefined) handles.push(park.handle);
+    let after: { readonly createdAt: number; readonly id: string } | undefined;
+    while (!this.#closed) {
+      const page = await this.#deps.store.listParks({
+        status: 'open',
+        kind: 'external',
+        limit: SCAN_PAGE,
+        ...(after ? { after } : {}),
+      });
+      for (const park of page) {
+        if (park.kind !== 'external') continue;
+        this.#watch(park);
+        if (park.handle !== undefined) handles.push(park.handle);
+      }
+      this.#deps.onWaiting?.(page);
+      const last = page.at(-1);
+      if (page.length < SCAN_PAGE || last === undefined) break;
+      after = { createdAt: last.createdAt, id: last.id };
+      await new Promise((resolve) => setImmediate(resolve));
     }
-    this.#deps.onWaiting?.(open);
+    if (this.#closed) return handles;
     this.#rescan ??= setInterval(() => {
       this.scan().catch((error) => this.#deps.onError?.(error));
     }, RESCAN_MS);
@@ -115,6 +132,8 @@ export class ExternalWorkDesk {
           } catch (error) {
             if (!ParkAlreadyAnsweredError.isInstance(error)) throw error;
           }
+          // Answered: its deadline is not watched any more (a long one would keep it in memory).
+          this.#deadlines.delete(park.id);
           return { parkId: park.id, runId: park.runId };
         }
         if (this.#deps.now() >= deadline || this.#closed) {
@@ -153,17 +172,25 @@ export class ExternalWorkDesk {
   #watch(park: Park): void {
     if (park.deadline === undefined || this.#deadlines.has(park.id)) return;
     this.#deadlines.set(park.id, { park, at: park.deadline });
-    this.#schedule();
+    // Only a deadline sooner than the one the timer waits for moves it (no look over all of them).
+    if (park.deadline < this.#timerAt) this.#schedule(park.deadline);
   }
 
-  #schedule(): void {
-    if (this.#closed) return;
+  /** Sets the timer for `next`, by default the soonest deadline known. */
+  #schedule(next = this.#soonest()): void {
     if (this.#timer) clearTimeout(this.#timer);
-    let next = Number.POSITIVE_INFINITY;
-    for (const { at } of this.#deadlines.values()) next = Math.min(next, at);
-    if (next === Number.POSITIVE_INFINITY) return;
+    this.#timer = undefined;
+    this.#timerAt = Number.POSITIVE_INFINITY;
+    if (this.#closed || next === Number.POSITIVE_INFINITY) return;
+    this.#timerAt = next;
     this.#timer = setTimeout(() => this.#expire(), Math.max(0, Math.min(next - this.#deps.now(), 2 ** 31 - 1)));
     this.#timer.unref();
+  }
+
+  #soonest(): number {
+    let next = Number.POSITIVE_INFINITY;
+    for (const { at } of this.#deadlines.values()) next = Math.min(next, at);
+    return next;
   }
 
   #expire(): void {
