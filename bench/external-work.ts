@@ -3,10 +3,13 @@
 // The same deliveries are timed with few runs waiting and with many: the ratio shows whether a
 // delivery's cost grows with how many other runs wait. SQLite (FULL), and PostgreSQL
 // (the benchmarks' database; EXTERNAL_POSTGRES=0 leaves it out).
+// Also the event loop's longest stall over a window that holds one of the runtime's looks over the
+// open waits (every 30 s; EXTERNAL_STALL=0 leaves it out).
 // Run: npm run bench -- external-work
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { started, tool } from '@wardrik/core';
 import { createWardrik, defineAgent, type Store, sqliteStore, type Wardrik } from 'wardrik';
 import { postgresStore } from 'wardrik/postgres';
@@ -19,6 +22,19 @@ const WAITING = Number(process.env.EXTERNAL_WAITING ?? '5000');
 /** Deliveries timed in each round. */
 const DELIVERIES = Number(process.env.EXTERNAL_DELIVERIES ?? '200');
 const ROUNDS = Number(process.env.EXTERNAL_ROUNDS ?? '3');
+/** Whether to time the event loop's longest stall over a window holding one look over the open waits. */
+const STALL = process.env.EXTERNAL_STALL !== '0';
+/** The window: a little longer than the runtime's 30 s between looks over the open waits. */
+const STALL_MS = 31_000;
+
+/** The event loop's longest delay (ms) over `STALL_MS`, sampled every millisecond. */
+async function longestStall(): Promise<number> {
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+  delay.enable();
+  await new Promise((resolve) => setTimeout(resolve, STALL_MS));
+  delay.disable();
+  return delay.max / 1e6;
+}
 
 const startJob = tool({
   name: 'start_job',
@@ -86,8 +102,10 @@ async function measure(name: string, store: () => Store): Promise<Record<string,
     const few: Timing[] = [];
     const many: Timing[] = [];
     for (let round = 0; round < ROUNDS; round += 1) few.push(await deliveries(wardrik, `few-${round}`));
+    const stallFew = STALL ? await longestStall() : Number.NaN;
     await park(wardrik, 'idle', WAITING);
     for (let round = 0; round < ROUNDS; round += 1) many.push(await deliveries(wardrik, `many-${round}`));
+    const stallMany = STALL ? await longestStall() : Number.NaN;
     const row = (what: string, pick: (timing: Timing) => number) => {
       const fewMedian = median(few.map(pick));
       const manyMedian = median(many.map(pick));
@@ -99,7 +117,20 @@ async function measure(name: string, store: () => Store): Promise<Record<string,
         'many / few (1.00 = flat)': (manyMedian / fewMedian).toFixed(2),
       };
     };
-    return [row('finding the park', (timing) => timing.find), row('delivering the result', (timing) => timing.deliver)];
+    const rows = [
+      row('finding the park', (timing) => timing.find),
+      row('delivering the result', (timing) => timing.deliver),
+    ];
+    if (STALL) {
+      rows.push({
+        store: name,
+        what: `longest stall of the event loop over ${STALL_MS / 1000} s (one look over the open waits)`,
+        [`≤ ${DELIVERIES} waiting`]: `${stallFew.toFixed(1)} ms`,
+        [`${WAITING} more waiting`]: `${stallMany.toFixed(1)} ms`,
+        'many / few (1.00 = flat)': (stallMany / stallFew).toFixed(2),
+      });
+    }
+    return rows;
   } finally {
     await wardrik.close();
   }
