@@ -1,3 +1,5 @@
+import { isHttpUrl } from '../http-url.js';
+
 /**
  * What `wardrik serve` offers over MCP at `/mcp`, and to whom: the config's `mcp` section, and the
  * `mcp` option of `startServer`.
@@ -142,15 +144,6 @@ export function mcpOptionsProblem(value: unknown, where: string): string | undef
     }
   }
   return undefined;
-}
-
-function isHttpUrl(text: string): boolean {
-  try {
-    const url = new URL(text);
-    return url.protocol === 'http:' || url.protocol === 'https:';
-  } catch {
-    return false;
-  }
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -1,5 +1,6 @@
 import { compileSchema, describeType, type InputQuestion, type InputReply } from '@wardrik/core';
 import { InvalidInputError, InvalidParkAnswerError, ParkAlreadyAnsweredError } from '../../errors.js';
+import { isHttpUrl } from '../../http-url.js';
 import {
   type CallHolder,
   JOURNAL_VERSION,
@@ -243,7 +244,7 @@ export function checkQuestion(question: unknown): InputQuestion {
   }
   if (mode === 'url') {
     const { url, elicitationId } = question as Record<string, unknown>;
-    if (typeof url !== 'string' || !isWebAddress(url)) {
+    if (typeof url !== 'string' || !isHttpUrl(url)) {
       const given =
         typeof url === 'string' ? `${describeType(url)} ${JSON.stringify(url.slice(0, 200))}` : describeType(url);
       throw new InvalidInputError(`question.url: expected an http or https URL, got ${given}`);
@@ -268,15 +269,6 @@ export function checkQuestion(question: unknown): InputQuestion {
     throw new InvalidInputError(`question.schema: ${size} bytes as JSON, more than the ${MAX_SCHEMA_BYTES} allowed`);
   }
   return { mode, message, schema: schema as Record<string, unknown> };
-}
-
-function isWebAddress(text: string): boolean {
-  try {
-    const url = new URL(text);
-    return url.protocol === 'https:' || url.protocol === 'http:';
-  } catch {
-    return false;
-  }
 }
 
 function describeAbort(signal: AbortSignal | undefined): string {
