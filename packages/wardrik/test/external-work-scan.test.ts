@@ -59,7 +59,7 @@ describe('looking over the open waits', () => {
     expect(handles).toHaveLength(1_234);
     expect(new Set(handles).size).toBe(1_234);
     expect(pages).toEqual([500, 500, 234]);
-    await expect.poll(() => answered.length).toBe(617);
+    await expect.poll(() => answered.length, { timeout: 30_000 }).toBe(617);
     expect(new Set(answered.map((each) => each.parkId)).size).toBe(617);
     expect(answered.every((each) => each.decision.type === 'fail')).toBe(true);
     // A look while a page is being read by another finds the same waits.
@@ -88,9 +88,9 @@ describe('looking over the open waits', () => {
     });
     await desk.scan();
     now += 30;
-    await expect.poll(() => answered).toEqual(['park-00003']);
+    await expect.poll(() => answered, { timeout: 30_000 }).toEqual(['park-00003']);
     now += 30;
-    await expect.poll(() => answered).toEqual(['park-00003', 'park-00002']);
+    await expect.poll(() => answered, { timeout: 30_000 }).toEqual(['park-00003', 'park-00002']);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(answered).toEqual(['park-00003', 'park-00002']);
   });
